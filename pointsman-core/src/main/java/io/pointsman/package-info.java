@@ -1,0 +1,2 @@
+/** Pointsman: an embeddable, in-process LLM gateway. */
+package io.pointsman;
