@@ -1,0 +1,320 @@
+package io.pointsman.journal;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
+
+/**
+ * Settings for a {@link SegmentedJournal}. Immutable and thread-safe; built with {@link
+ * #builder(Path)}.
+ *
+ * <pre>{@code
+ * JournalConfig config = JournalConfig.builder(Path.of("/var/lib/app/journal"))
+ *     .segmentBytes(64 << 20)
+ *     .build();
+ * try (SegmentedJournal journal = SegmentedJournal.open(config)) {
+ *   long seq = journal.append((byte) 1, bytes).join();
+ * }
+ * }</pre>
+ */
+public final class JournalConfig {
+  /** Default segment size: 64 MiB. */
+  public static final int DEFAULT_SEGMENT_BYTES = 64 << 20;
+  /** Default largest payload: 1 MiB. */
+  public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1 << 20;
+  /** Default queue capacity, in units waiting to be written. */
+  public static final int DEFAULT_QUEUE_CAPACITY = 16_384;
+  /** Default preallocation step: 1 MiB of zeros per I/O-thread step. */
+  public static final int DEFAULT_PREALLOCATION_CHUNK_BYTES = 1 << 20;
+  /** Default time an append waits for queue space before failing. */
+  public static final Duration DEFAULT_ENQUEUE_TIMEOUT = Duration.ofSeconds(30);
+
+  private final Path directory;
+  private final JournalIO io;
+  private final int segmentBytes;
+  private final int maxPayloadBytes;
+  private final int queueCapacity;
+  private final int preallocationChunkBytes;
+  private final Duration enqueueTimeout;
+  private final ThreadFactory threadFactory;
+
+  private JournalConfig(Builder builder) {
+    this.directory = builder.directory;
+    this.io = builder.io == null ? JournalIO.files() : builder.io;
+    this.segmentBytes = builder.segmentBytes == 0 ? DEFAULT_SEGMENT_BYTES : builder.segmentBytes;
+    this.maxPayloadBytes = builder.maxPayloadBytes == 0
+        ? Math.min(DEFAULT_MAX_PAYLOAD_BYTES, largestPayloadFor(segmentBytes))
+        : builder.maxPayloadBytes;
+    this.queueCapacity = builder.queueCapacity == 0 ? DEFAULT_QUEUE_CAPACITY : builder.queueCapacity;
+    this.preallocationChunkBytes = builder.preallocationChunkBytes == 0
+        ? DEFAULT_PREALLOCATION_CHUNK_BYTES
+        : builder.preallocationChunkBytes;
+    this.enqueueTimeout =
+        builder.enqueueTimeout == null ? DEFAULT_ENQUEUE_TIMEOUT : builder.enqueueTimeout;
+    this.threadFactory = builder.threadFactory == null
+        ? task -> {
+          Thread thread = new Thread(task, "pointsman-journal-io");
+          thread.setDaemon(true);
+          return thread;
+        }
+        : builder.threadFactory;
+  }
+
+  /**
+   * Starts a builder for a journal stored in {@code directory}.
+   *
+   * @param directory the directory holding the segment files; created if missing
+   * @return a new builder
+   * @throws NullPointerException if {@code directory} is null
+   */
+  public static Builder builder(Path directory) {
+    return new Builder(Objects.requireNonNull(directory, "directory"));
+  }
+
+  static int largestPayloadFor(int segmentBytes) {
+    return segmentBytes - RecordFormat.SEGMENT_HEADER_BYTES - 2 * RecordFormat.RECORD_HEADER_BYTES;
+  }
+
+  /**
+   * Returns the directory holding the segments.
+   *
+   * @return the directory
+   */
+  public Path directory() {
+    return directory;
+  }
+
+  /**
+   * Returns the file-system seam.
+   *
+   * @return the I/O implementation
+   */
+  public JournalIO io() {
+    return io;
+  }
+
+  /**
+   * Returns the size every segment file is preallocated to.
+   *
+   * @return bytes per segment
+   */
+  public int segmentBytes() {
+    return segmentBytes;
+  }
+
+  /**
+   * Returns the largest payload a single record may carry.
+   *
+   * @return bytes
+   */
+  public int maxPayloadBytes() {
+    return maxPayloadBytes;
+  }
+
+  /**
+   * Returns how many units may wait for the I/O thread before appends wait.
+   *
+   * @return the queue capacity
+   */
+  public int queueCapacity() {
+    return queueCapacity;
+  }
+
+  /**
+   * Returns how many zero bytes the I/O thread writes per preallocation step.
+   *
+   * @return bytes per step
+   */
+  public int preallocationChunkBytes() {
+    return preallocationChunkBytes;
+  }
+
+  /**
+   * Returns how long an append waits for queue space.
+   *
+   * @return the timeout
+   */
+  public Duration enqueueTimeout() {
+    return enqueueTimeout;
+  }
+
+  /**
+   * Returns the factory that creates the journal's single I/O thread.
+   *
+   * @return the thread factory
+   */
+  public ThreadFactory threadFactory() {
+    return threadFactory;
+  }
+
+  @Override
+  public String toString() {
+    return "JournalConfig[directory=" + directory + ", segmentBytes=" + segmentBytes
+        + ", maxPayloadBytes=" + maxPayloadBytes + ", queueCapacity=" + queueCapacity + "]";
+  }
+
+  /**
+   * Builds a {@link JournalConfig}. Setters fail fast; each may be called once. Not thread-safe.
+   */
+  public static final class Builder {
+    private final Path directory;
+    private JournalIO io;
+    private int segmentBytes;
+    private int maxPayloadBytes;
+    private int queueCapacity;
+    private int preallocationChunkBytes;
+    private Duration enqueueTimeout;
+    private ThreadFactory threadFactory;
+
+    private Builder(Path directory) {
+      this.directory = directory;
+    }
+
+    /**
+     * Sets the file-system seam; defaults to {@link JournalIO#files()}.
+     *
+     * @param io the implementation
+     * @return this builder
+     * @throws NullPointerException if {@code io} is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder io(JournalIO io) {
+      Objects.requireNonNull(io, "io");
+      requireUnset(this.io == null, "io", this.io);
+      this.io = io;
+      return this;
+    }
+
+    /**
+     * Sets the segment size; defaults to {@link #DEFAULT_SEGMENT_BYTES}. Every segment file is
+     * preallocated to this size with zeros.
+     *
+     * @param bytes at least 1024
+     * @return this builder
+     * @throws IllegalArgumentException if smaller than 1024
+     * @throws IllegalStateException if already set
+     */
+    public Builder segmentBytes(int bytes) {
+      if (bytes < 1024) {
+        throw new IllegalArgumentException("segmentBytes must be at least 1024, was " + bytes);
+      }
+      requireUnset(segmentBytes == 0, "segmentBytes", segmentBytes);
+      this.segmentBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Sets the largest payload of one record; defaults to 1 MiB or what fits in a segment.
+     *
+     * @param bytes at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     * @throws IllegalStateException if already set
+     */
+    public Builder maxPayloadBytes(int bytes) {
+      if (bytes < 1) {
+        throw new IllegalArgumentException("maxPayloadBytes must be positive, was " + bytes);
+      }
+      requireUnset(maxPayloadBytes == 0, "maxPayloadBytes", maxPayloadBytes);
+      this.maxPayloadBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Sets how many units may wait for the I/O thread; defaults to {@link
+     * #DEFAULT_QUEUE_CAPACITY}. When the queue is full, appends wait (back-pressure).
+     *
+     * @param units at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     * @throws IllegalStateException if already set
+     */
+    public Builder queueCapacity(int units) {
+      if (units < 1) {
+        throw new IllegalArgumentException("queueCapacity must be positive, was " + units);
+      }
+      requireUnset(queueCapacity == 0, "queueCapacity", queueCapacity);
+      this.queueCapacity = units;
+      return this;
+    }
+
+    /**
+     * Sets how many zero bytes one preallocation step writes; defaults to {@link
+     * #DEFAULT_PREALLOCATION_CHUNK_BYTES}. Smaller steps delay a waiting batch less.
+     *
+     * @param bytes at least 512
+     * @return this builder
+     * @throws IllegalArgumentException if smaller than 512
+     * @throws IllegalStateException if already set
+     */
+    public Builder preallocationChunkBytes(int bytes) {
+      if (bytes < 512) {
+        throw new IllegalArgumentException(
+            "preallocationChunkBytes must be at least 512, was " + bytes);
+      }
+      requireUnset(preallocationChunkBytes == 0, "preallocationChunkBytes", preallocationChunkBytes);
+      this.preallocationChunkBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Sets how long an append waits for queue space before it throws {@link
+     * JournalBackPressureException}; defaults to {@link #DEFAULT_ENQUEUE_TIMEOUT}.
+     *
+     * @param timeout zero or positive
+     * @return this builder
+     * @throws NullPointerException if {@code timeout} is null
+     * @throws IllegalArgumentException if negative
+     * @throws IllegalStateException if already set
+     */
+    public Builder enqueueTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.isNegative()) {
+        throw new IllegalArgumentException("enqueueTimeout must not be negative, was " + timeout);
+      }
+      requireUnset(enqueueTimeout == null, "enqueueTimeout", enqueueTimeout);
+      this.enqueueTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Sets the factory for the journal's I/O thread; defaults to a daemon thread named {@code
+     * pointsman-journal-io}. The thread must not be interrupted by anyone.
+     *
+     * @param factory the factory
+     * @return this builder
+     * @throws NullPointerException if {@code factory} is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder threadFactory(ThreadFactory factory) {
+      Objects.requireNonNull(factory, "factory");
+      requireUnset(threadFactory == null, "threadFactory", threadFactory);
+      this.threadFactory = factory;
+      return this;
+    }
+
+    /**
+     * Builds the configuration.
+     *
+     * @return the immutable configuration
+     * @throws IllegalArgumentException if the largest payload does not fit in a segment
+     */
+    public JournalConfig build() {
+      int segment = segmentBytes == 0 ? DEFAULT_SEGMENT_BYTES : segmentBytes;
+      if (maxPayloadBytes > largestPayloadFor(segment)) {
+        throw new IllegalArgumentException("maxPayloadBytes " + maxPayloadBytes
+            + " does not fit in a segment of " + segment + " bytes: raise segmentBytes to at least "
+            + (maxPayloadBytes + RecordFormat.SEGMENT_HEADER_BYTES
+                + 2 * RecordFormat.RECORD_HEADER_BYTES));
+      }
+      return new JournalConfig(this);
+    }
+
+    private static void requireUnset(boolean unset, String name, Object current) {
+      if (!unset) {
+        throw new IllegalStateException(name + " was already set to " + current);
+      }
+    }
+  }
+}

@@ -1,0 +1,132 @@
+package io.pointsman.journal;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * A point-in-time snapshot of a journal's counters and histograms. Immutable; the histograms
+ * returned are copies the caller may modify.
+ */
+public final class JournalMetrics {
+  private final long appends;
+  private final long units;
+  private final long forces;
+  private final long bytesWritten;
+  private final long segmentsCreated;
+  private final long segmentsDeleted;
+  private final int queueDepth;
+  private final Histogram batchRecords;
+  private final Histogram forceLatencyNanos;
+
+  JournalMetrics(long appends, long units, long forces, long bytesWritten, long segmentsCreated,
+      long segmentsDeleted, int queueDepth, Histogram batchRecords, Histogram forceLatencyNanos) {
+    this.appends = appends;
+    this.units = units;
+    this.forces = forces;
+    this.bytesWritten = bytesWritten;
+    this.segmentsCreated = segmentsCreated;
+    this.segmentsDeleted = segmentsDeleted;
+    this.queueDepth = queueDepth;
+    this.batchRecords = batchRecords;
+    this.forceLatencyNanos = forceLatencyNanos;
+  }
+
+  /**
+   * Returns how many caller records were made durable (each record of a unit counts).
+   *
+   * @return the count since open
+   */
+  public long appends() {
+    return appends;
+  }
+
+  /**
+   * Returns how many units (single appends, multi-record units, delivered marks) were made
+   * durable.
+   *
+   * @return the count since open
+   */
+  public long units() {
+    return units;
+  }
+
+  /**
+   * Returns how many times the segment data was forced to disk for appends and marks.
+   *
+   * @return the count since open
+   */
+  public long forces() {
+    return forces;
+  }
+
+  /**
+   * Returns forces divided by caller records, the figure group commit lowers under load.
+   *
+   * @return forces per append, or 0 before the first append
+   */
+  public double forcesPerAppend() {
+    return appends == 0 ? 0 : (double) forces / appends;
+  }
+
+  /**
+   * Returns the bytes written to segments for records (preallocation excluded).
+   *
+   * @return the byte count since open
+   */
+  public long bytesWritten() {
+    return bytesWritten;
+  }
+
+  /**
+   * Returns how many segment files were preallocated and put in place.
+   *
+   * @return the count since open
+   */
+  public long segmentsCreated() {
+    return segmentsCreated;
+  }
+
+  /**
+   * Returns how many fully delivered segment files were deleted.
+   *
+   * @return the count since open
+   */
+  public long segmentsDeleted() {
+    return segmentsDeleted;
+  }
+
+  /**
+   * Returns how many units were waiting for the I/O thread when the snapshot was taken.
+   *
+   * @return the queue depth
+   */
+  public int queueDepth() {
+    return queueDepth;
+  }
+
+  /**
+   * Returns the distribution of records covered by each force.
+   *
+   * @return a copy of the histogram
+   */
+  public Histogram batchRecords() {
+    return batchRecords.copy();
+  }
+
+  /**
+   * Returns the distribution of force durations, in nanoseconds.
+   *
+   * @return a copy of the histogram
+   */
+  public Histogram forceLatencyNanos() {
+    return forceLatencyNanos.copy();
+  }
+
+  @Override
+  public String toString() {
+    return "JournalMetrics[appends=" + appends + ", units=" + units + ", forces=" + forces
+        + ", forcesPerAppend=" + String.format("%.4f", forcesPerAppend())
+        + ", meanBatchRecords=" + String.format("%.1f", batchRecords.getMean())
+        + ", forceP50Micros=" + forceLatencyNanos.getValueAtPercentile(50) / 1000
+        + ", queueDepth=" + queueDepth + "]";
+  }
+}
