@@ -1,0 +1,1043 @@
+package io.pointsman;
+
+import io.pointsman.accounting.InMemoryAccounting;
+import io.pointsman.cache.InMemoryExactCache;
+import io.pointsman.catalog.ModelCatalog;
+import io.pointsman.catalog.ModelSpec;
+import io.pointsman.catalog.Price;
+import io.pointsman.catalog.TokenBounds;
+import io.pointsman.guardrail.MessageBoundsGuardrail;
+import io.pointsman.model.ChatRequest;
+import io.pointsman.model.ChatResponse;
+import io.pointsman.model.Usage;
+import io.pointsman.route.SingleDeploymentRouter;
+import io.pointsman.spi.Accounting;
+import io.pointsman.spi.Admission;
+import io.pointsman.spi.Authenticator;
+import io.pointsman.spi.CacheLookup;
+import io.pointsman.spi.CacheQuery;
+import io.pointsman.spi.Deployment;
+import io.pointsman.spi.DispatchIntent;
+import io.pointsman.spi.InputGuardrail;
+import io.pointsman.spi.InsertionPoint;
+import io.pointsman.spi.Limiter;
+import io.pointsman.spi.ModelResolver;
+import io.pointsman.spi.OutputGuardrail;
+import io.pointsman.spi.Provider;
+import io.pointsman.spi.ProviderCall;
+import io.pointsman.spi.ProviderException;
+import io.pointsman.spi.ProviderReply;
+import io.pointsman.spi.Reply;
+import io.pointsman.spi.ResponseCache;
+import io.pointsman.spi.RouteContext;
+import io.pointsman.spi.Router;
+import io.pointsman.spi.Stage;
+import io.pointsman.spi.UsageOutcome;
+import io.pointsman.spi.UsageRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An in-process LLM gateway: every call is authenticated, authorized, admitted against limits
+ * and budgets, checked by guardrails, answered from cache or routed to a provider deployment,
+ * and accounted. Built once with {@link #builder()}; immutable and thread-safe.
+ *
+ * <pre>{@code
+ * Gateway gateway = Gateway.builder()
+ *     .authenticator(keys)
+ *     .models(catalog)
+ *     .provider("openai", openAiProvider)
+ *     .deployment(Deployment.of("openai-mini", "openai", "gpt-4o-mini"))
+ *     .build();
+ * ChatResult result = gateway.chat(request, CallOptions.of(virtualKey));
+ * }</pre>
+ *
+ * <p>The lifecycle runs the stages of {@link Stages#ORDER} in that order; custom stages run at
+ * the {@link InsertionPoint}s. Whatever a stage does, every authenticated call produces exactly
+ * one usage record before it returns or throws, no provider is called before its dispatch
+ * intent was recorded, and every reservation is settled or released exactly once.
+ */
+public final class Gateway implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
+  private static final ExecutorService SHARED_ASYNC = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "pointsman-async");
+    t.setDaemon(true);
+    return t;
+  });
+
+  private final Builder config;
+  private final Authenticator authenticator;
+  private final ModelResolver resolver;
+  private final Price unpricedFallback;
+  private final Limiter limiter;
+  private final InputGuardrail inputGuardrail;
+  private final OutputGuardrail outputGuardrail;
+  private final ResponseCache cache;
+  private final Router router;
+  private final Map<String, Provider> providers;
+  private final Map<String, Price> worstPriceOverride;
+  private final Accounting accounting;
+  private final Map<InsertionPoint, List<StageChain.Named>> stages;
+  private final Clock clock;
+  private final Executor executor;
+  private final int maxAttempts;
+  private final StageTimers timers = new StageTimers();
+  private final AtomicLong authFailures = new AtomicLong();
+
+  private Gateway(Builder b) {
+    this.config = b.copy();
+    this.authenticator = b.authenticator;
+    this.resolver = b.resolver;
+    this.unpricedFallback = b.unpricedFallback;
+    this.clock = b.clock == null ? Clock.system() : b.clock;
+    this.limiter = b.limiter == null ? Limiter.none() : b.limiter;
+    this.inputGuardrail = b.inputGuardrail == null ? MessageBoundsGuardrail.ofDefaults()
+        : b.inputGuardrail;
+    this.outputGuardrail = b.outputGuardrail == null ? OutputGuardrail.none() : b.outputGuardrail;
+    this.cache = b.cache == null ? InMemoryExactCache.ofDefaults(clock) : b.cache;
+    this.router = b.router == null ? new SingleDeploymentRouter(b.deployments) : b.router;
+    this.providers = Map.copyOf(b.providers);
+    Map<String, Price> overrides = new HashMap<>();
+    for (Deployment d : b.deployments) {
+      if (d.priceOverride() != null) {
+        overrides.merge(d.servesModel(), d.priceOverride(), Gateway::max);
+      }
+    }
+    this.worstPriceOverride = Map.copyOf(overrides);
+    this.accounting = b.accounting == null ? new InMemoryAccounting() : b.accounting;
+    Map<InsertionPoint, List<StageChain.Named>> s = new EnumMap<>(InsertionPoint.class);
+    for (InsertionPoint p : InsertionPoint.values()) {
+      s.put(p, List.copyOf(b.stages.getOrDefault(p, List.of())));
+    }
+    this.stages = s;
+    this.executor = b.executor == null ? SHARED_ASYNC : b.executor;
+    this.maxAttempts = b.maxAttempts;
+  }
+
+  /**
+   * Returns a new builder.
+   *
+   * @return an empty builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Returns a builder holding this gateway's configuration and sharing its stores, pools and
+   * accounting; each setting may be replaced once.
+   *
+   * @return a builder
+   */
+  public Builder toBuilder() {
+    Builder b = config.copy();
+    b.cache = cache;
+    b.accounting = accounting;
+    b.explicitlySet.clear();
+    return b;
+  }
+
+  /**
+   * Returns the gateway-wide stage timers.
+   *
+   * @return the timers
+   */
+  public StageTimers timers() {
+    return timers;
+  }
+
+  /**
+   * Returns the accounting every call is recorded through.
+   *
+   * @return the accounting
+   */
+  public Accounting accounting() {
+    return accounting;
+  }
+
+  /**
+   * Returns the response cache.
+   *
+   * @return the cache
+   */
+  public ResponseCache cache() {
+    return cache;
+  }
+
+  /**
+   * Returns how many calls failed authentication (they produce no usage record: there is no
+   * identity to charge).
+   *
+   * @return the count
+   */
+  public long authenticationFailures() {
+    return authFailures.get();
+  }
+
+  /**
+   * Runs one call and waits for its response.
+   *
+   * @param request the request
+   * @param options the caller's key and per-call options
+   * @return the response and what the gateway did
+   * @throws PointsmanException with the status and deciding stage when the call fails; the
+   *     call's usage record is durable before it is thrown (except for authentication failures)
+   * @throws NullPointerException if an argument is null
+   */
+  public ChatResult chat(ChatRequest request, CallOptions options) {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(options, "options");
+    return run(request, options, null);
+  }
+
+  /**
+   * Runs one call on the gateway's executor.
+   *
+   * @param request the request
+   * @param options the caller's key and per-call options
+   * @return a future completed with the result, or exceptionally with the
+   *     {@link PointsmanException}
+   * @throws NullPointerException if an argument is null
+   */
+  public CompletableFuture<ChatResult> chatAsync(ChatRequest request, CallOptions options) {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(options, "options");
+    return CompletableFuture.supplyAsync(() -> run(request, options, null), executor);
+  }
+
+  /**
+   * Runs one streamed call: chunks go to the observer as they arrive, on this thread; the
+   * method returns (the stream's final event) once the call's usage record is durable.
+   * Streamed calls skip the response cache.
+   *
+   * @param request the request ({@code stream} is set for the provider)
+   * @param options the caller's key and per-call options
+   * @param observer receives the chunks
+   * @return the assembled response and what the gateway did
+   * @throws PointsmanException when the call fails, after its usage record is durable
+   * @throws NullPointerException if an argument is null
+   */
+  public ChatResult stream(ChatRequest request, CallOptions options, StreamObserver observer) {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(observer, "observer");
+    ChatRequest streamed = request.isStream() ? request
+        : request.toBuilder().stream(true).build();
+    return run(streamed, options, observer);
+  }
+
+  /**
+   * Closes the accounting (for the journal: drains and closes it). Gateways derived with
+   * {@link #toBuilder()} share it: close the last one only.
+   */
+  @Override
+  public void close() {
+    accounting.close();
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // The lifecycle
+
+  private ChatResult run(ChatRequest request, CallOptions options, StreamObserver observer) {
+    long start = clock.nanoTime();
+    String requestId = options.requestId() != null ? options.requestId()
+        : UUID.randomUUID().toString();
+    Call call = new Call(requestId, UUID.randomUUID().toString(), options, request, clock.now(),
+        start, observer);
+
+    // Stage 1: without an identity there is nobody to charge, so failures here are counted
+    // but produce no usage record.
+    long t = clock.nanoTime();
+    try {
+      call.identity = Objects.requireNonNull(authenticator.authenticate(options.virtualKey()),
+          "authenticator returned null");
+    } catch (PointsmanException e) {
+      authFailures.incrementAndGet();
+      LOG.debug("call {} denied at {}: {}", requestId, e.stage(), e.getMessage());
+      throw e;
+    } catch (RuntimeException e) {
+      authFailures.incrementAndGet();
+      throw PointsmanException.failure(Status.INTERNAL, Stages.IDENTITY_AUTH,
+          "authenticator failed: " + e.getClass().getName(), e);
+    } finally {
+      call.addNanos(Stages.IDENTITY_AUTH, clock.nanoTime() - t);
+    }
+    Set<String> tags = new LinkedHashSet<>(call.identity.tags());
+    tags.addAll(options.tags());
+    call.tags = Set.copyOf(tags);
+
+    Reply reply = null;
+    RuntimeException failure = null;
+    try {
+      RequestValidator.validate(request, observer != null);
+      reply = StageChain.run(stages.get(InsertionPoint.AFTER_AUTH), call, this::admit);
+    } catch (RuntimeException e) {
+      failure = e;
+    } catch (Error e) {
+      // Account even when the JVM is in trouble, then let the error go.
+      try {
+        finish(call, null, PointsmanException.failure(Status.INTERNAL, "gateway",
+            "fatal error: " + e.getClass().getName(), e));
+      } catch (RuntimeException accounted) {
+        e.addSuppressed(accounted);
+      }
+      throw e;
+    }
+    return finish(call, reply, failure);
+  }
+
+  private Reply admit(Call call) {
+    long t = clock.nanoTime();
+    try {
+      call.model = Objects.requireNonNull(resolver.resolve(call.identity, call.request),
+          "model resolver returned null");
+    } finally {
+      call.addNanos(Stages.MODEL_RESOLVE, clock.nanoTime() - t);
+    }
+
+    t = clock.nanoTime();
+    try {
+      call.worstCaseMicros = worstCase(call);
+      Admission admission = new Admission(call.eventId, call.identity, call.tags, call.model,
+          call.model.inputTokens(), call.model.maxOutputTokens(), call.worstCaseMicros,
+          call.startedAt);
+      call.reservation = Objects.requireNonNull(limiter.reserve(admission),
+          "limiter returned null");
+    } finally {
+      call.addNanos(Stages.RATELIMIT_RESERVE, clock.nanoTime() - t);
+    }
+
+    t = clock.nanoTime();
+    try {
+      call.request = Objects.requireNonNull(
+          inputGuardrail.check(call.identity, call.request), "input guardrail returned null");
+    } finally {
+      call.addNanos(Stages.GUARDRAIL_INPUT, clock.nanoTime() - t);
+    }
+    return StageChain.run(stages.get(InsertionPoint.BEFORE_CACHE), call, this::lookup);
+  }
+
+  private Reply lookup(Call call) {
+    CacheControl control = call.options.cacheControl();
+    CacheQuery query = null;
+    boolean mayStore = false;
+    if (call.observer != null) {
+      call.cacheStatus = CacheStatus.skipped("stream");
+    } else if (control == CacheControl.NO_STORE) {
+      call.cacheStatus = CacheStatus.skipped("no-store");
+    } else {
+      query = new CacheQuery(call.identity, call.model, call.request, control);
+      if (control == CacheControl.NO_CACHE) {
+        call.cacheStatus = CacheStatus.bypass();
+        mayStore = true;
+      } else {
+        long t = clock.nanoTime();
+        try {
+          CacheLookup found = cache.lookup(query);
+          call.cacheStatus = found.status();
+          if (found.response() != null) {
+            call.servedFromCache = true;
+            return Reply.of(found.response());
+          }
+          mayStore = found.status().outcome() != CacheOutcome.SKIPPED;
+        } catch (RuntimeException e) {
+          LOG.warn("cache lookup failed for call {}; treated as a miss", call.requestId, e);
+          call.cacheStatus = CacheStatus.error("cache");
+        } finally {
+          call.addNanos(Stages.CACHE_LOOKUP, clock.nanoTime() - t);
+        }
+      }
+    }
+
+    Reply reply = StageChain.run(stages.get(InsertionPoint.AFTER_PROVIDER), call,
+        this::provide);
+
+    long t = clock.nanoTime();
+    ChatResponse checked;
+    try {
+      checked = Objects.requireNonNull(outputGuardrail.check(call.identity, call.request,
+          reply.response()), "output guardrail returned null");
+    } finally {
+      call.addNanos(Stages.GUARDRAIL_OUTPUT, clock.nanoTime() - t);
+    }
+    if (mayStore && call.providerReply != null) {
+      try {
+        cache.store(query, checked);
+      } catch (RuntimeException e) {
+        LOG.warn("cache store failed for call {}", call.requestId, e);
+      }
+    }
+    return Reply.of(checked);
+  }
+
+  private Reply provide(Call call) {
+    call.providerPhase = true;
+    Set<String> failed = new LinkedHashSet<>();
+    ProviderException last = null;
+    for (int attempt = 1; attempt <= maxAttempts; attempt++) {
+      if (call.deadline != null && !clock.now().isBefore(call.deadline)) {
+        throw PointsmanException.denied(Status.GATEWAY_TIMEOUT, Stages.PROVIDER_ATTEMPT, null,
+            "the call's deadline passed before attempt " + attempt);
+      }
+      long t = clock.nanoTime();
+      Deployment deployment;
+      try {
+        deployment = Objects.requireNonNull(router.select(new RouteContext(call.identity,
+            call.model, call.request, attempt, failed)), "router returned null");
+      } finally {
+        call.addNanos(Stages.ROUTER_SELECT, clock.nanoTime() - t);
+      }
+      call.deployment = deployment;
+      call.attempt = attempt;
+      long began = clock.nanoTime();
+      try {
+        Reply reply = StageChain.run(stages.get(InsertionPoint.BEFORE_PROVIDER), call,
+            this::attempt);
+        router.onOutcome(deployment, true, Duration.ofNanos(clock.nanoTime() - began));
+        return reply;
+      } catch (ProviderException e) {
+        router.onOutcome(deployment, false, Duration.ofNanos(clock.nanoTime() - began));
+        last = e;
+        failed.add(deployment.id());
+        boolean streamStarted = call.chunksDelivered > 0;
+        if (!e.retryable() || streamStarted || attempt == maxAttempts) {
+          throw e;
+        }
+        LOG.debug("call {} attempt {} on {} failed ({}); retrying", call.requestId, attempt,
+            deployment.id(), e.status());
+      } finally {
+        call.deployment = null;
+      }
+    }
+    throw last;
+  }
+
+  private Reply attempt(Call call) {
+    Deployment deployment = call.deployment;
+    Provider provider = providers.get(deployment.provider());
+    if (provider == null) {
+      throw PointsmanException.failure(Status.INTERNAL, Stages.ROUTER_SELECT, "deployment "
+          + deployment.id() + " names provider '" + deployment.provider()
+          + "', which is not registered", null);
+    }
+    long t = clock.nanoTime();
+    try {
+      DispatchIntent intent = new DispatchIntent(call.eventId, call.requestId, call.attempt,
+          call.identity.keyId(), call.identity.userId(), call.identity.teamId(),
+          call.identity.orgId(), call.tags, call.model.name(), deployment.id(),
+          deployment.provider(), call.reservation.id(), call.reservation.heldMicros(),
+          call.worstCaseMicros, clock.now());
+      try {
+        accounting.dispatched(intent);
+      } catch (PointsmanException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        throw PointsmanException.failure(Status.UNAVAILABLE, Stages.PROVIDER_ATTEMPT,
+            "the dispatch intent could not be recorded; the provider was not called", e);
+      }
+      // From here the provider may do (and bill) the work.
+      call.dispatched++;
+      ProviderCall providerCall = new ProviderCall(call.requestId, call.eventId, deployment,
+          call.request.withModel(deployment.providerModel()), call.attempt, call.deadline);
+      ProviderReply reply;
+      try {
+        reply = call.observer == null ? provider.send(providerCall)
+            : provider.stream(providerCall, chunk -> deliver(call, chunk));
+      } catch (ProviderException e) {
+        if (e.billing() == ProviderException.Billing.UNKNOWN) {
+          call.unknownAttempts++;
+        }
+        throw e;
+      } catch (RuntimeException e) {
+        call.unknownAttempts++;
+        throw ProviderException.unknownOutcome("provider '" + deployment.provider()
+            + "' failed: " + e.getClass().getName(), e);
+      }
+      if (reply == null) {
+        call.unknownAttempts++;
+        throw ProviderException.unknownOutcome("provider '" + deployment.provider()
+            + "' returned null", null);
+      }
+      call.providerReply = reply;
+      call.answeredBy = deployment;
+      return Reply.of(reply.response());
+    } finally {
+      call.addNanos(Stages.PROVIDER_ATTEMPT, clock.nanoTime() - t);
+    }
+  }
+
+  private boolean deliver(Call call, io.pointsman.model.ChatChunk chunk) {
+    Call.StreamState state = call.stream;
+    if (state == null) {
+      state = new Call.StreamState();
+      call.stream = state;
+      call.observer.onStart(state);
+    }
+    if (state.cancelled()) {
+      return false;
+    }
+    try {
+      call.observer.onChunk(chunk);
+      call.chunksDelivered++;
+    } catch (RuntimeException e) {
+      state.observerFailure = e;
+      state.cancel();
+    }
+    return !state.cancelled();
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Stage 9: settle the reservation and record the usage, exactly once per call.
+
+  private ChatResult finish(Call call, Reply reply, RuntimeException failure) {
+    if (failure == null && call.contractViolation != null) {
+      failure = PointsmanException.failure(Status.INTERNAL, "chain", call.contractViolation,
+          null);
+    }
+    if (failure == null && call.stream != null && call.stream.observerFailure != null) {
+      failure = PointsmanException.failure(Status.INTERNAL, "stream.observer",
+          "the stream observer failed: " + call.stream.observerFailure.getClass().getName(),
+          call.stream.observerFailure);
+    }
+    PointsmanException error = failure == null ? null : asPointsman(failure);
+
+    Usage usage = null;
+    long cost = 0;
+    boolean estimated = false;
+    if (call.providerReply != null) {
+      ProviderReply pr = call.providerReply;
+      usage = pr.usage();
+      estimated = pr.usageEstimated();
+      if (usage == null) {
+        // No usage reported (or a cancelled stream): full input plus counted output.
+        long out = TokenBounds.count(pr.response().firstText());
+        usage = Usage.of(call.model.inputTokens(), out);
+        estimated = true;
+      }
+      Price price = priceOf(call);
+      if (price == null) {
+        cost = call.worstCaseMicros;
+        estimated = true;
+      } else {
+        long cached = Math.min(usage.cachedTokens(), usage.promptTokens());
+        cost = price.cost(usage.promptTokens() - cached, cached, usage.completionTokens());
+      }
+    }
+    if (call.unknownAttempts > 0) {
+      // An attempt whose outcome is unknown may have been billed: charge its worst case.
+      cost = Math.addExact(cost, Math.multiplyExact(call.worstCaseMicros, call.unknownAttempts));
+      estimated = true;
+    }
+
+    UsageOutcome outcome = outcomeOf(call, error);
+    if (call.stream != null && call.stream.cancelled() && error == null) {
+      outcome = UsageOutcome.CANCELLED;
+      estimated = true;
+    }
+
+    long t = clock.nanoTime();
+    try {
+      endReservation(call, cost);
+      UsageRecord record = new UsageRecord(call.eventId, call.requestId,
+          call.identity.keyId(), call.identity.userId(), call.identity.teamId(),
+          call.identity.orgId(), call.tags, call.model == null ? null : call.model.name(),
+          call.answeredBy == null ? null : call.answeredBy.id(), call.dispatched, outcome,
+          error == null ? 200 : error.status().httpStatus(),
+          error == null ? null : error.stage(), error == null ? null : error.rule(),
+          usage, cost, estimated, call.reservation == null ? null : call.reservation.id(),
+          call.reservation == null ? 0 : call.reservation.heldMicros(),
+          call.cacheStatus.outcome(), call.startedAt, Math.max(0, clock.nanoTime()
+              - call.startNanos));
+      try {
+        accounting.settled(record);
+      } catch (RuntimeException e) {
+        LOG.error("usage record of call {} could not be made durable", call.requestId, e);
+        PointsmanException accountingError = e instanceof PointsmanException pe ? pe
+            : PointsmanException.failure(Status.UNAVAILABLE, Stages.LEDGER_WRITE,
+                "the usage record could not be made durable", e);
+        if (error != null) {
+          accountingError.addSuppressed(error);
+        }
+        error = accountingError;
+      }
+    } finally {
+      call.addNanos(Stages.LEDGER_WRITE, clock.nanoTime() - t);
+      call.nanos[Stages.ORDER.size()] = clock.nanoTime() - call.startNanos;
+      timers.record(call.nanos);
+    }
+    if (error != null) {
+      LOG.debug("call {} failed at {}: {}", call.requestId, error.stage(), error.getMessage());
+      throw error;
+    }
+    return new ChatResult(reply.response(), call.providerReply == null ? null : usage, cost,
+        estimated, call.cacheStatus, call.answeredBy == null ? null : call.answeredBy.id(),
+        call.dispatched, call.eventId, call.requestId, outcome,
+        new StageTimings(call.nanos));
+  }
+
+  private void endReservation(Call call, long cost) {
+    if (call.reservation == null || call.reservationEnded) {
+      return;
+    }
+    call.reservationEnded = true;
+    try {
+      if (call.dispatched > 0) {
+        call.reservation.settle(cost);
+      } else {
+        call.reservation.release();
+      }
+    } catch (RuntimeException e) {
+      LOG.error("reservation {} could not be ended", call.reservation.id(), e);
+    }
+  }
+
+  private static UsageOutcome outcomeOf(Call call, PointsmanException error) {
+    if (error == null) {
+      if (call.servedFromCache) {
+        return UsageOutcome.CACHE_HIT;
+      }
+      if (call.providerReply == null) {
+        return UsageOutcome.SERVED_BY_STAGE;
+      }
+      return UsageOutcome.SUCCESS;
+    }
+    if (call.providerReply != null) {
+      return Stages.GUARDRAIL_OUTPUT.equals(error.stage()) ? UsageOutcome.BLOCKED_OUTPUT
+          : UsageOutcome.FAILED;
+    }
+    if (call.unknownAttempts > 0) {
+      return UsageOutcome.UNKNOWN;
+    }
+    if (call.dispatched > 0) {
+      return UsageOutcome.PROVIDER_FAILED;
+    }
+    int status = error.status().httpStatus();
+    return status >= 400 && status < 500 ? UsageOutcome.REJECTED : UsageOutcome.FAILED;
+  }
+
+  private static PointsmanException asPointsman(RuntimeException e) {
+    if (e instanceof PointsmanException pe) {
+      return pe;
+    }
+    return PointsmanException.failure(Status.INTERNAL, "gateway",
+        "unexpected failure: " + e.getClass().getName(), e);
+  }
+
+  private Price priceOf(Call call) {
+    if (call.answeredBy != null && call.answeredBy.priceOverride() != null) {
+      return call.answeredBy.priceOverride();
+    }
+    return call.model.spec().price();
+  }
+
+  private long worstCase(Call call) {
+    ModelSpec spec = call.model.spec();
+    Price price = spec.price() != null ? spec.price() : unpricedFallback;
+    if (price == null) {
+      throw PointsmanException.failure(Status.UNAVAILABLE, Stages.RATELIMIT_RESERVE, "model "
+          + spec.name() + " has no price and no fallback price is configured: its cost would"
+          + " be unknown", null);
+    }
+    Price override = worstPriceOverride.get(spec.name());
+    if (override != null) {
+      price = max(price, override);
+    }
+    try {
+      return price.cost(call.model.inputTokens(), 0, call.model.maxOutputTokens());
+    } catch (ArithmeticException e) {
+      throw PointsmanException.badRequest(Stages.RATELIMIT_RESERVE,
+          "the request's worst-case cost overflows");
+    }
+  }
+
+  private static Price max(Price a, Price b) {
+    return new Price(Math.max(a.inputPerMillion(), b.inputPerMillion()),
+        Math.max(a.outputPerMillion(), b.outputPerMillion()),
+        Math.max(a.cachedInputPerMillion(), b.cachedInputPerMillion()));
+  }
+
+  /**
+   * Builds a {@link Gateway}. Setters fail fast: null arguments throw
+   * {@link NullPointerException} naming the parameter, bad values throw
+   * {@link IllegalArgumentException}, and setting a single-valued setting twice throws
+   * {@link IllegalStateException}. Rules across settings are checked by {@link #build()}. Not
+   * thread-safe.
+   */
+  public static final class Builder {
+    private Authenticator authenticator;
+    private ModelResolver resolver;
+    private Price unpricedFallback;
+    private Limiter limiter;
+    private InputGuardrail inputGuardrail;
+    private OutputGuardrail outputGuardrail;
+    private ResponseCache cache;
+    private Router router;
+    private final Map<String, Provider> providers = new LinkedHashMap<>();
+    private final List<Deployment> deployments = new ArrayList<>();
+    private Accounting accounting;
+    private final Map<InsertionPoint, List<StageChain.Named>> stages =
+        new EnumMap<>(InsertionPoint.class);
+    private Clock clock;
+    private Executor executor;
+    private int maxAttempts = 2;
+    private final Set<String> explicitlySet = new HashSet<>();
+
+    private Builder() {}
+
+    private Builder copy() {
+      Builder b = new Builder();
+      b.authenticator = authenticator;
+      b.resolver = resolver;
+      b.unpricedFallback = unpricedFallback;
+      b.limiter = limiter;
+      b.inputGuardrail = inputGuardrail;
+      b.outputGuardrail = outputGuardrail;
+      b.cache = cache;
+      b.router = router;
+      b.providers.putAll(providers);
+      b.deployments.addAll(deployments);
+      b.accounting = accounting;
+      stages.forEach((k, v) -> b.stages.put(k, new ArrayList<>(v)));
+      b.clock = clock;
+      b.executor = executor;
+      b.maxAttempts = maxAttempts;
+      b.explicitlySet.addAll(explicitlySet);
+      return b;
+    }
+
+    private void once(String name, Object current) {
+      if (!explicitlySet.add(name)) {
+        throw new IllegalStateException(name + " was already set to " + current);
+      }
+    }
+
+    /**
+     * Sets stage 1, the authenticator (for example an
+     * {@link io.pointsman.auth.InMemoryKeyStore}).
+     *
+     * @param value the authenticator
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder authenticator(Authenticator value) {
+      Objects.requireNonNull(value, "authenticator");
+      once("authenticator", authenticator);
+      this.authenticator = value;
+      return this;
+    }
+
+    /**
+     * Sets stage 2 to a model catalog, whose fallback price also sizes reservations of
+     * unpriced models.
+     *
+     * @param catalog the catalog
+     * @return this builder
+     * @throws NullPointerException if catalog is null
+     * @throws IllegalStateException if a resolver was already set
+     */
+    public Builder models(ModelCatalog catalog) {
+      Objects.requireNonNull(catalog, "catalog");
+      once("modelResolver", resolver);
+      this.resolver = catalog;
+      this.unpricedFallback = catalog.unpricedFallback();
+      return this;
+    }
+
+    /**
+     * Sets stage 2 to a custom resolver.
+     *
+     * @param value the resolver
+     * @param fallbackPrice the price that sizes reservations of unpriced models, or
+     *     {@code null} when every model the resolver returns has a price
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if a resolver was already set
+     */
+    public Builder modelResolver(ModelResolver value, Price fallbackPrice) {
+      Objects.requireNonNull(value, "modelResolver");
+      once("modelResolver", resolver);
+      this.resolver = value;
+      this.unpricedFallback = fallbackPrice;
+      return this;
+    }
+
+    /**
+     * Sets stage 3, the limiter. Default: no limits.
+     *
+     * @param value the limiter
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder limiter(Limiter value) {
+      Objects.requireNonNull(value, "limiter");
+      once("limiter", limiter);
+      this.limiter = value;
+      return this;
+    }
+
+    /**
+     * Sets stage 4, the input guardrail. Default: {@link MessageBoundsGuardrail#ofDefaults()}.
+     *
+     * @param value the guardrail
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder inputGuardrail(InputGuardrail value) {
+      Objects.requireNonNull(value, "inputGuardrail");
+      once("inputGuardrail", inputGuardrail);
+      this.inputGuardrail = value;
+      return this;
+    }
+
+    /**
+     * Sets stage 8, the output guardrail. Default: none.
+     *
+     * @param value the guardrail
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder outputGuardrail(OutputGuardrail value) {
+      Objects.requireNonNull(value, "outputGuardrail");
+      once("outputGuardrail", outputGuardrail);
+      this.outputGuardrail = value;
+      return this;
+    }
+
+    /**
+     * Sets stage 5, the response cache. Default: {@link InMemoryExactCache#ofDefaults}.
+     *
+     * @param value the cache ({@link ResponseCache#none()} to disable caching)
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder cache(ResponseCache value) {
+      Objects.requireNonNull(value, "cache");
+      once("cache", cache);
+      this.cache = value;
+      return this;
+    }
+
+    /**
+     * Sets stage 6, the router. Default: a {@link SingleDeploymentRouter} over the
+     * deployments.
+     *
+     * @param value the router
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder router(Router value) {
+      Objects.requireNonNull(value, "router");
+      once("router", router);
+      this.router = value;
+      return this;
+    }
+
+    /**
+     * Registers a provider under a name that deployments refer to.
+     *
+     * @param name the provider name
+     * @param provider the provider
+     * @return this builder
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if name is blank
+     * @throws IllegalStateException if the name is already registered
+     */
+    public Builder provider(String name, Provider provider) {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(provider, "provider");
+      if (name.isBlank()) {
+        throw new IllegalArgumentException("provider name must not be blank");
+      }
+      if (providers.containsKey(name) && !explicitlySet.add("provider:" + name)) {
+        throw new IllegalStateException("provider " + name + " was already set to "
+            + providers.get(name));
+      }
+      explicitlySet.add("provider:" + name);
+      providers.put(name, provider);
+      return this;
+    }
+
+    /**
+     * Adds a deployment (in preference order).
+     *
+     * @param value the deployment
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if a deployment with that id was already added
+     */
+    public Builder deployment(Deployment value) {
+      Objects.requireNonNull(value, "deployment");
+      for (Deployment d : deployments) {
+        if (d.id().equals(value.id())) {
+          throw new IllegalStateException("deployment " + value.id() + " was already added");
+        }
+      }
+      deployments.add(value);
+      return this;
+    }
+
+    /**
+     * Sets stage 9, the accounting. Default: {@link InMemoryAccounting}.
+     *
+     * @param value the accounting
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder accounting(Accounting value) {
+      Objects.requireNonNull(value, "accounting");
+      once("accounting", accounting);
+      this.accounting = value;
+      return this;
+    }
+
+    /**
+     * Registers a custom stage at an insertion point. Stages at one point run in registration
+     * order.
+     *
+     * @param point where it runs
+     * @param name a unique name, used in errors and logs
+     * @param stage the stage
+     * @return this builder
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if name is blank
+     * @throws IllegalStateException if a stage of that name is already registered
+     */
+    public Builder stage(InsertionPoint point, String name, Stage stage) {
+      Objects.requireNonNull(point, "point");
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(stage, "stage");
+      if (name.isBlank()) {
+        throw new IllegalArgumentException("stage name must not be blank");
+      }
+      for (List<StageChain.Named> list : stages.values()) {
+        for (StageChain.Named n : list) {
+          if (n.name().equals(name)) {
+            throw new IllegalStateException("stage " + name + " is already registered");
+          }
+        }
+      }
+      stages.computeIfAbsent(point, p -> new ArrayList<>()).add(new StageChain.Named(name,
+          stage));
+      return this;
+    }
+
+    /**
+     * Sets the clock. Default: {@link Clock#system()}.
+     *
+     * @param value the clock
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder clock(Clock value) {
+      Objects.requireNonNull(value, "clock");
+      once("clock", clock);
+      this.clock = value;
+      return this;
+    }
+
+    /**
+     * Sets the executor of {@link Gateway#chatAsync}. Default: a shared pool of daemon
+     * threads.
+     *
+     * @param value the executor
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder executor(Executor value) {
+      Objects.requireNonNull(value, "executor");
+      once("executor", executor);
+      this.executor = value;
+      return this;
+    }
+
+    /**
+     * Sets how many provider attempts one call may make (retries of retryable failures, on
+     * the next deployment when the router has one). Default: 2.
+     *
+     * @param value 1 to 10
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     * @throws IllegalStateException if already set
+     */
+    public Builder maxAttempts(int value) {
+      if (value < 1 || value > 10) {
+        throw new IllegalArgumentException("maxAttempts must be between 1 and 10: " + value);
+      }
+      once("maxAttempts", maxAttempts);
+      this.maxAttempts = value;
+      return this;
+    }
+
+    /**
+     * Builds the gateway.
+     *
+     * @return the gateway
+     * @throws IllegalStateException naming what to add when the settings do not fit together
+     */
+    public Gateway build() {
+      if (authenticator == null) {
+        throw new IllegalStateException("no authenticator: set authenticator(...), for example"
+            + " an InMemoryKeyStore");
+      }
+      if (resolver == null) {
+        throw new IllegalStateException("no models: set models(ModelCatalog) or"
+            + " modelResolver(...)");
+      }
+      if (deployments.isEmpty() && router == null) {
+        throw new IllegalStateException("no deployment: add deployment(...) and the"
+            + " provider(...) it names");
+      }
+      if (providers.isEmpty()) {
+        throw new IllegalStateException("no provider: add provider(name, provider)");
+      }
+      for (Deployment d : deployments) {
+        if (!providers.containsKey(d.provider())) {
+          throw new IllegalStateException("deployment " + d.id() + " names provider '"
+              + d.provider() + "', which is not registered: add provider(\"" + d.provider()
+              + "\", ...)");
+        }
+        if (resolver instanceof ModelCatalog catalog && catalog.find(d.servesModel()) == null) {
+          throw new IllegalStateException("deployment " + d.id() + " serves model '"
+              + d.servesModel() + "', which is not in the catalog: add it to the ModelCatalog");
+        }
+      }
+      if (resolver instanceof ModelCatalog catalog && router == null) {
+        for (ModelSpec spec : catalog.models()) {
+          boolean served = deployments.stream().anyMatch(d -> d.servesModel().equals(
+              spec.name()));
+          if (!served) {
+            LOG.info("model {} has no deployment: calls to it will get 503", spec.name());
+          }
+        }
+      }
+      return new Gateway(this);
+    }
+  }
+}

@@ -1,0 +1,2 @@
+/** Virtual-key authentication: key hashing and the in-memory key store. */
+package io.pointsman.auth;

@@ -1,0 +1,151 @@
+package io.pointsman.catalog;
+
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A model the gateway can serve: its canonical name, aliases, limits, price and capabilities.
+ * Immutable.
+ *
+ * @param name the canonical model name
+ * @param aliases other names callers may use
+ * @param contextWindow the most tokens (input plus output) the model accepts
+ * @param maxOutputTokens the most output tokens one completion may produce
+ * @param price the price, or {@code null} when unknown (then every call is charged its full
+ *     reservation, never zero)
+ * @param capabilities what the model supports, for example {@link #TOOLS}, {@link #STREAMING}
+ */
+public record ModelSpec(
+    String name, Set<String> aliases, long contextWindow, long maxOutputTokens, Price price,
+    Set<String> capabilities) {
+  /** Capability: tool calling. */
+  public static final String TOOLS = "tools";
+  /** Capability: streaming. */
+  public static final String STREAMING = "streaming";
+  /** Capability: image input. */
+  public static final String VISION = "vision";
+
+  /**
+   * Validates the fields.
+   *
+   * @throws NullPointerException if name, aliases or capabilities is null
+   * @throws IllegalArgumentException if a limit is not positive or the output cap exceeds the
+   *     context window
+   */
+  public ModelSpec {
+    Objects.requireNonNull(name, "name");
+    if (name.isBlank()) {
+      throw new IllegalArgumentException("model name must not be blank");
+    }
+    aliases = Set.copyOf(aliases);
+    capabilities = Set.copyOf(capabilities);
+    if (contextWindow <= 0 || maxOutputTokens <= 0) {
+      throw new IllegalArgumentException("model " + name
+          + ": contextWindow and maxOutputTokens must be positive");
+    }
+    if (maxOutputTokens > contextWindow) {
+      throw new IllegalArgumentException("model " + name
+          + ": maxOutputTokens exceeds contextWindow");
+    }
+  }
+
+  /**
+   * Starts a spec with the given name, a 128k context, 16k output, no price, tools and
+   * streaming.
+   *
+   * @param name the canonical name
+   * @return a builder
+   */
+  public static Builder builder(String name) {
+    return new Builder(name);
+  }
+
+  /**
+   * Returns whether the model supports a capability.
+   *
+   * @param capability the capability name
+   * @return true if supported
+   */
+  public boolean supports(String capability) {
+    return capabilities.contains(capability);
+  }
+
+  /** A builder of {@link ModelSpec}; not thread-safe. */
+  public static final class Builder {
+    private final String name;
+    private Set<String> aliases = Set.of();
+    private long contextWindow = 128_000;
+    private long maxOutputTokens = 16_384;
+    private Price price;
+    private Set<String> capabilities = Set.of(TOOLS, STREAMING);
+
+    private Builder(String name) {
+      this.name = Objects.requireNonNull(name, "name");
+    }
+
+    /**
+     * Sets the aliases.
+     *
+     * @param values the aliases
+     * @return this builder
+     */
+    public Builder aliases(String... values) {
+      this.aliases = Set.of(values);
+      return this;
+    }
+
+    /**
+     * Sets the context window.
+     *
+     * @param tokens the window in tokens
+     * @return this builder
+     */
+    public Builder contextWindow(long tokens) {
+      this.contextWindow = tokens;
+      return this;
+    }
+
+    /**
+     * Sets the output cap.
+     *
+     * @param tokens the cap in tokens
+     * @return this builder
+     */
+    public Builder maxOutputTokens(long tokens) {
+      this.maxOutputTokens = tokens;
+      return this;
+    }
+
+    /**
+     * Sets the price.
+     *
+     * @param value the price
+     * @return this builder
+     */
+    public Builder price(Price value) {
+      this.price = Objects.requireNonNull(value, "price");
+      return this;
+    }
+
+    /**
+     * Sets the capabilities.
+     *
+     * @param values the capabilities
+     * @return this builder
+     */
+    public Builder capabilities(String... values) {
+      this.capabilities = Set.of(values);
+      return this;
+    }
+
+    /**
+     * Builds the spec.
+     *
+     * @return the spec
+     * @throws IllegalArgumentException if a limit is invalid
+     */
+    public ModelSpec build() {
+      return new ModelSpec(name, aliases, contextWindow, maxOutputTokens, price, capabilities);
+    }
+  }
+}

@@ -1,0 +1,184 @@
+package io.pointsman.catalog;
+
+import com.knuddels.jtokkit.Encodings;
+import com.knuddels.jtokkit.api.Encoding;
+import com.knuddels.jtokkit.api.EncodingType;
+import io.pointsman.model.ChatRequest;
+import io.pointsman.model.Content;
+import io.pointsman.model.ContentPart;
+import io.pointsman.model.Json;
+import io.pointsman.model.Message;
+import io.pointsman.model.ToolCall;
+
+/**
+ * Input token bounds for admission and the context check, without tokenizing on the hot path.
+ *
+ * <p>A byte-level BPE never yields more tokens than a text has UTF-8 bytes, so the byte length
+ * of every text field, plus a per-message allowance for the chat format, is a safe upper bound
+ * of a prompt's tokens. Images are not bounded by their bytes: each image part adds a fixed
+ * allowance. Parts and fields the model does not name are bounded by their JSON length.
+ * {@link #exact} counts with the o200k BPE (jtokkit) when the bound is not enough.
+ * Thread-safe.
+ */
+public final class TokenBounds {
+  /** Tokens the chat format adds per message (role and separators), as an upper bound. */
+  public static final int PER_MESSAGE = 4;
+  /** Tokens the chat format adds per prompt (reply priming). */
+  public static final int PER_PROMPT = 3;
+  /** Allowance for one image part. */
+  public static final int PER_IMAGE = 2_000;
+
+  private TokenBounds() {}
+
+  /**
+   * Returns an upper bound of the prompt's tokens, computed from UTF-8 byte lengths.
+   *
+   * @param request the request
+   * @return the bound
+   */
+  public static long upperBound(ChatRequest request) {
+    long total = PER_PROMPT;
+    for (Message m : request.messages()) {
+      total += PER_MESSAGE + utf8Length(m.name());
+      total += contentBound(m.content());
+      if (m.toolCalls() != null) {
+        for (ToolCall call : m.toolCalls()) {
+          total += PER_MESSAGE + utf8Length(call.id());
+          if (call.function() != null) {
+            total += utf8Length(call.function().name()) + utf8Length(call.function().arguments());
+          }
+        }
+      }
+      total += utf8Length(m.toolCallId());
+      if (!m.extra().isEmpty()) {
+        total += Json.writeBytes(m.extra()).length;
+      }
+    }
+    if (request.tools() != null && !request.tools().isEmpty()) {
+      total += Json.writeBytes(request.tools()).length;
+    }
+    if (request.responseFormat() != null) {
+      total += Json.writeBytes(request.responseFormat()).length;
+    }
+    return total;
+  }
+
+  private static long contentBound(Content content) {
+    if (content == null) {
+      return 0;
+    }
+    if (content instanceof Content.Text text) {
+      return utf8Length(text.text());
+    }
+    long total = 0;
+    for (ContentPart part : ((Content.Parts) content).parts()) {
+      if ("text".equals(part.type())) {
+        total += utf8Length(part.text());
+      } else if ("image_url".equals(part.type())) {
+        total += PER_IMAGE;
+      } else {
+        total += PER_IMAGE + Json.writeBytes(part).length;
+      }
+      if (!part.extra().isEmpty()) {
+        total += Json.writeBytes(part.extra()).length;
+      }
+    }
+    return total;
+  }
+
+  /**
+   * Counts the prompt's tokens with the o200k BPE: text exactly, the chat format, images and
+   * unnamed fields by the same allowances as {@link #upperBound}. Slower: use only when the
+   * bound is not enough.
+   *
+   * @param request the request
+   * @return the count
+   */
+  public static long exact(ChatRequest request) {
+    Encoding enc = Holder.ENCODING;
+    long total = PER_PROMPT;
+    for (Message m : request.messages()) {
+      total += PER_MESSAGE + count(enc, m.name());
+      Content content = m.content();
+      if (content instanceof Content.Text text) {
+        total += count(enc, text.text());
+      } else if (content instanceof Content.Parts parts) {
+        for (ContentPart part : parts.parts()) {
+          if ("text".equals(part.type())) {
+            total += count(enc, part.text());
+          } else {
+            total += contentBound(Content.parts(java.util.List.of(part)));
+          }
+        }
+      }
+      if (m.toolCalls() != null) {
+        for (ToolCall call : m.toolCalls()) {
+          total += PER_MESSAGE + count(enc, call.id());
+          if (call.function() != null) {
+            total += count(enc, call.function().name()) + count(enc, call.function().arguments());
+          }
+        }
+      }
+      total += count(enc, m.toolCallId());
+      if (!m.extra().isEmpty()) {
+        total += Json.writeBytes(m.extra()).length;
+      }
+    }
+    if (request.tools() != null && !request.tools().isEmpty()) {
+      total += count(enc, Json.write(request.tools()));
+    }
+    if (request.responseFormat() != null) {
+      total += count(enc, Json.write(request.responseFormat()));
+    }
+    return total;
+  }
+
+  /**
+   * Counts the tokens of a text with the o200k BPE.
+   *
+   * @param text the text, or null
+   * @return the count, zero for null
+   */
+  public static long count(String text) {
+    return count(Holder.ENCODING, text);
+  }
+
+  private static long count(Encoding enc, String text) {
+    return text == null || text.isEmpty() ? 0 : enc.countTokensOrdinary(text);
+  }
+
+  /**
+   * Returns the UTF-8 length of a string without encoding it. An unpaired surrogate counts
+   * as three bytes (its replacement character's length).
+   *
+   * @param s the string, or null
+   * @return the length in bytes, zero for null
+   */
+  public static long utf8Length(String s) {
+    if (s == null) {
+      return 0;
+    }
+    long n = 0;
+    int len = s.length();
+    for (int i = 0; i < len; i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        n += 1;
+      } else if (c < 0x800) {
+        n += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < len
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        n += 4;
+        i++;
+      } else {
+        n += 3;
+      }
+    }
+    return n;
+  }
+
+  private static final class Holder {
+    static final Encoding ENCODING =
+        Encodings.newLazyEncodingRegistry().getEncoding(EncodingType.O200K_BASE);
+  }
+}

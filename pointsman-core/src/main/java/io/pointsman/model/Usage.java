@@ -1,0 +1,77 @@
+package io.pointsman.model;
+
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonAnySetter;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Map;
+
+/**
+ * Token usage of a completion.
+ *
+ * @param promptTokens input tokens
+ * @param completionTokens output tokens
+ * @param totalTokens input plus output tokens
+ * @param promptTokensDetails the prompt breakdown (cached tokens), or {@code null}
+ * @param completionTokensDetails the completion breakdown, kept verbatim, or {@code null}
+ * @param extra every other field, kept verbatim
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Usage(
+    @JsonProperty("prompt_tokens") long promptTokens,
+    @JsonProperty("completion_tokens") long completionTokens,
+    @JsonProperty("total_tokens") long totalTokens,
+    @JsonProperty("prompt_tokens_details") PromptTokensDetails promptTokensDetails,
+    @JsonProperty("completion_tokens_details") JsonNode completionTokensDetails,
+    @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
+
+  /**
+   * Validates counts and normalizes the extra map.
+   *
+   * @throws IllegalArgumentException if a count is negative
+   */
+  public Usage {
+    if (promptTokens < 0 || completionTokens < 0 || totalTokens < 0) {
+      throw new IllegalArgumentException("token counts must not be negative");
+    }
+    extra = Json.extras(extra);
+  }
+
+  /**
+   * Returns usage with the given counts and no cached tokens.
+   *
+   * @param promptTokens input tokens
+   * @param completionTokens output tokens
+   * @return the usage
+   */
+  public static Usage of(long promptTokens, long completionTokens) {
+    return new Usage(promptTokens, completionTokens, promptTokens + completionTokens, null, null,
+        null);
+  }
+
+  /**
+   * Returns usage with the given counts, of which {@code cachedTokens} prompt tokens were cached.
+   *
+   * @param promptTokens input tokens
+   * @param completionTokens output tokens
+   * @param cachedTokens cached input tokens (part of promptTokens)
+   * @return the usage
+   */
+  public static Usage of(long promptTokens, long completionTokens, long cachedTokens) {
+    return new Usage(promptTokens, completionTokens, promptTokens + completionTokens,
+        new PromptTokensDetails(cachedTokens, null), null, null);
+  }
+
+  /**
+   * Returns the cached prompt tokens, zero when the provider reported none.
+   *
+   * @return cached tokens
+   */
+  @JsonIgnore
+  public long cachedTokens() {
+    return promptTokensDetails == null || promptTokensDetails.cachedTokens() == null
+        ? 0 : promptTokensDetails.cachedTokens();
+  }
+}

@@ -1,0 +1,2 @@
+/** The default single-deployment router. */
+package io.pointsman.route;

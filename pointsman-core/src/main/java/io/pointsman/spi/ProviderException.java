@@ -1,0 +1,105 @@
+package io.pointsman.spi;
+
+import io.pointsman.PointsmanException;
+import io.pointsman.Stages;
+import io.pointsman.Status;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A failed provider attempt. Says whether the provider may have done (and billed) the work, so
+ * that an unknown outcome is never turned into zero cost, and whether a retry may help.
+ * Immutable and thread-safe.
+ */
+public final class ProviderException extends PointsmanException {
+  private static final long serialVersionUID = 1L;
+
+  /** Whether the provider may have done the work. */
+  public enum Billing {
+    /** The provider answered with an error: nothing was billed. */
+    NOT_BILLED,
+    /** The request may have been processed (a timeout or a broken connection after the send). */
+    UNKNOWN
+  }
+
+  private final Billing billing;
+  private final boolean retryable;
+  private final transient Duration retryAfter;
+
+  private ProviderException(
+      Status status, String message, Billing billing, boolean retryable, Duration retryAfter,
+      Throwable cause) {
+    super(status, Stages.PROVIDER_ATTEMPT, null, message, cause, true);
+    this.billing = Objects.requireNonNull(billing, "billing");
+    this.retryable = retryable;
+    this.retryAfter = retryAfter;
+  }
+
+  /**
+   * The provider answered with an error status.
+   *
+   * @param httpStatus the provider's HTTP status
+   * @param message what the provider said (sanitized)
+   * @param retryAfter the provider's retry-after, or {@code null}
+   * @return the exception; retryable for 408, 409, 429 and 5xx
+   */
+  public static ProviderException answered(int httpStatus, String message, Duration retryAfter) {
+    boolean retryable = httpStatus == 408 || httpStatus == 409 || httpStatus == 429
+        || httpStatus >= 500;
+    Status status = httpStatus == 429 ? Status.TOO_MANY_REQUESTS
+        : httpStatus == 400 ? Status.BAD_REQUEST : Status.BAD_GATEWAY;
+    return new ProviderException(status, "provider answered " + httpStatus + ": " + message,
+        Billing.NOT_BILLED, retryable, retryAfter, null);
+  }
+
+  /**
+   * The attempt timed out or lost its connection after the request was sent.
+   *
+   * @param message what happened
+   * @param cause the underlying failure, or {@code null}
+   * @return the exception; retryable, billing unknown
+   */
+  public static ProviderException unknownOutcome(String message, Throwable cause) {
+    return new ProviderException(Status.GATEWAY_TIMEOUT, message, Billing.UNKNOWN, true, null,
+        cause);
+  }
+
+  /**
+   * The request could not be sent (connection refused, bad credentials configuration).
+   *
+   * @param message what happened
+   * @param cause the underlying failure, or {@code null}
+   * @return the exception; retryable, not billed
+   */
+  public static ProviderException notSent(String message, Throwable cause) {
+    return new ProviderException(Status.BAD_GATEWAY, message, Billing.NOT_BILLED, true, null,
+        cause);
+  }
+
+  /**
+   * Returns whether the provider may have billed the attempt.
+   *
+   * @return the billing outcome
+   */
+  public Billing billing() {
+    return billing;
+  }
+
+  /**
+   * Returns whether another attempt may succeed.
+   *
+   * @return true for rate limits, server errors and timeouts
+   */
+  public boolean retryable() {
+    return retryable;
+  }
+
+  /**
+   * Returns the provider's retry-after hint.
+   *
+   * @return the hint, or {@code null}
+   */
+  public Duration retryAfter() {
+    return retryAfter;
+  }
+}

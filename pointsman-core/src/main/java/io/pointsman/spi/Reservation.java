@@ -1,0 +1,63 @@
+package io.pointsman.spi;
+
+/**
+ * Capacity held by {@link Limiter#reserve} in every matching scope for one call. The gateway
+ * ends every reservation exactly once, by {@link #settle} or by {@link #release}; it never
+ * calls either twice. Implementations must be thread-safe (the end may run on another thread
+ * than the reserve).
+ */
+public interface Reservation {
+  /**
+   * Returns the reservation's id, journaled with the dispatch intent.
+   *
+   * @return a stable id
+   */
+  String id();
+
+  /**
+   * Returns the amount held against budgets, in micro-units.
+   *
+   * @return the held amount (the admission's worst case when budgets matched, else zero)
+   */
+  long heldMicros();
+
+  /**
+   * Charges the actual cost in every scope held and frees the rest of the hold and any
+   * concurrency slot. Called at most once, and never together with {@link #release}.
+   *
+   * @param actualMicros the actual cost, which may exceed the hold
+   */
+  void settle(long actualMicros);
+
+  /**
+   * Frees the hold and any concurrency slot without charging. Called when the call ended before
+   * any provider was dispatched. Called at most once, never together with {@link #settle}.
+   */
+  void release();
+
+  /**
+   * Returns a reservation that holds nothing.
+   *
+   * @param id the id
+   * @return the reservation
+   */
+  static Reservation none(String id) {
+    return new Reservation() {
+      @Override
+      public String id() {
+        return id;
+      }
+
+      @Override
+      public long heldMicros() {
+        return 0;
+      }
+
+      @Override
+      public void settle(long actualMicros) {}
+
+      @Override
+      public void release() {}
+    };
+  }
+}
