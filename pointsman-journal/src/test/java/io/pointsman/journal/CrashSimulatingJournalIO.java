@@ -346,9 +346,10 @@ final class CrashSimulatingJournalIO implements JournalIO {
     public void write(long position, ByteBuffer source) throws IOException {
       synchronized (CrashSimulatingJournalIO.this) {
         checkOpen();
-        step("write " + path.getFileName() + " [" + position + ", "
+        Path now = path();
+        step("write " + now.getFileName() + " [" + position + ", "
             + (position + source.remaining()) + ")");
-        if (noSpaceOnWrite.test(path)) {
+        if (noSpaceOnWrite.test(now)) {
           throw new IOException("No space left on device");
         }
         byte[] bytes = new byte[source.remaining()];
@@ -373,9 +374,10 @@ final class CrashSimulatingJournalIO implements JournalIO {
       }
       synchronized (CrashSimulatingJournalIO.this) {
         checkOpen();
-        step("force " + path.getFileName());
+        Path now = path();
+        step("force " + now.getFileName());
         forceCalls++;
-        if (ioErrorOnForce.test(path)) {
+        if (ioErrorOnForce.test(now)) {
           throw new IOException("Input/output error");
         }
         if (!ignoreForce) {
@@ -399,6 +401,19 @@ final class CrashSimulatingJournalIO implements JournalIO {
       synchronized (CrashSimulatingJournalIO.this) {
         closed = true;
       }
+    }
+
+    /** The file's name now, which a rename may have changed since it was opened. */
+    private Path path() {
+      Directory dir = directories.get(path.getParent());
+      if (dir != null) {
+        for (Map.Entry<String, Inode> entry : dir.current.entrySet()) {
+          if (entry.getValue() == inode) {
+            return path.resolveSibling(entry.getKey());
+          }
+        }
+      }
+      return path;
     }
 
     private void checkOpen() throws IOException {
