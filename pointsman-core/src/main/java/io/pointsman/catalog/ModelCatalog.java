@@ -31,6 +31,11 @@ import java.util.Objects;
  * }</pre>
  */
 public final class ModelCatalog implements ModelResolver {
+  /**
+   * The byte bound past which a prompt is refused without an exact count: more than this many
+   * bytes per token of the context window would be needed for it to fit.
+   */
+  public static final long MAX_BYTES_PER_TOKEN = 16;
   private final Map<String, ModelSpec> models;
   private final Map<String, ModelSpec> byName;
   private final Price unpricedFallback;
@@ -118,6 +123,14 @@ public final class ModelCatalog implements ModelResolver {
     long input = TokenBounds.upperBound(request);
     boolean exact = false;
     if (!fits(spec, input, requestedCap)) {
+      if (input > MAX_BYTES_PER_TOKEN * spec.contextWindow()) {
+        // Counting is linear in the prompt; a prompt this large cannot fit at any plausible
+        // density, so refuse it without spending seconds tokenizing.
+        throw PointsmanException.denied(Status.BAD_REQUEST, Stages.MODEL_RESOLVE,
+            "context_window", "context length exceeded: a prompt bounded at " + input
+                + " tokens by its bytes cannot fit " + spec.name() + "'s window of "
+                + spec.contextWindow() + " tokens");
+      }
       input = TokenBounds.exact(request);
       exact = true;
       if (!fits(spec, input, requestedCap)) {

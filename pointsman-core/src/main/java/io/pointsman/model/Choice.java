@@ -20,7 +20,7 @@ import java.util.Map;
 public record Choice(
     @JsonProperty("index") int index,
     @JsonProperty("message") Message message,
-    @JsonProperty("finish_reason") String finishReason,
+    @JsonProperty("finish_reason") @JsonInclude(JsonInclude.Include.ALWAYS) String finishReason,
     @JsonProperty("logprobs") JsonNode logprobs,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 

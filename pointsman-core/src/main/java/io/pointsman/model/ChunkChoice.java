@@ -19,7 +19,7 @@ import java.util.Map;
 public record ChunkChoice(
     @JsonProperty("index") int index,
     @JsonProperty("delta") ChunkDelta delta,
-    @JsonProperty("finish_reason") String finishReason,
+    @JsonProperty("finish_reason") @JsonInclude(JsonInclude.Include.ALWAYS) String finishReason,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
   /** Normalizes the extra map to an immutable copy. */

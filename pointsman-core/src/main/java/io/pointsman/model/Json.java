@@ -140,7 +140,10 @@ public final class Json {
     } catch (JsonProcessingException e) {
       throw translate(e);
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      // Reading from memory cannot fail for I/O reasons: this is undecodable input, for
+      // example bytes that look like an unsupported UCS-4 encoding.
+      throw PointsmanException.badRequest(Stages.REQUEST, "undecodable JSON document: "
+          + e.getClass().getSimpleName());
     }
   }
 

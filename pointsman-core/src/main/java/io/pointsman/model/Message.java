@@ -21,7 +21,7 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Message(
     @JsonProperty("role") Role role,
-    @JsonProperty("content") Content content,
+    @JsonProperty("content") @JsonInclude(JsonInclude.Include.ALWAYS) Content content,
     @JsonProperty("name") String name,
     @JsonProperty("tool_calls") List<ToolCall> toolCalls,
     @JsonProperty("tool_call_id") String toolCallId,
