@@ -1,0 +1,158 @@
+package io.pointsman.jmh.pipeline;
+
+import io.pointsman.CacheControl;
+import io.pointsman.CallOptions;
+import io.pointsman.ChatResult;
+import io.pointsman.Clock;
+import io.pointsman.Gateway;
+import io.pointsman.auth.InMemoryKeyStore;
+import io.pointsman.auth.KeySpec;
+import io.pointsman.auth.VirtualKeys;
+import io.pointsman.catalog.ModelCatalog;
+import io.pointsman.catalog.ModelSpec;
+import io.pointsman.catalog.Price;
+import io.pointsman.limits.InMemoryLimiter;
+
+import io.pointsman.model.ChatRequest;
+import io.pointsman.model.Message;
+import io.pointsman.spi.Accounting;
+import io.pointsman.spi.Deployment;
+import io.pointsman.spi.DispatchIntent;
+import io.pointsman.spi.ProviderCall;
+import io.pointsman.spi.ProviderReply;
+import io.pointsman.spi.UsageRecord;
+import io.pointsman.testing.FixtureProvider;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The whole pipeline on in-memory defaults and the zero-latency fixture provider, against the
+ * fixture called directly (the baseline), at 150 B, 4 KiB and 32 KiB prompts. Arms:
+ * <ul>
+ *   <li>{@code baselineFixtureDirect}: the fixture provider's {@code send}, no gateway;</li>
+ *   <li>{@code gatewayProviderNoStore}: every stage but the cache ({@code no-store}): auth,
+ *       resolve, reserve (team budget + key concurrency), input bounds, router, dispatch
+ *       intent, provider, output guardrail, usage record;</li>
+ *   <li>{@code gatewayProviderNoCache}: the same plus the cache store ({@code no-cache}:
+ *       canonical SHA-256 of the request, map put);</li>
+ *   <li>{@code gatewayExactHit}: an exact L1 hit (canonical hash, lookup), no provider.</li>
+ * </ul>
+ * Accounting is a counter (the in-memory recorder keeps every record and would grow without
+ * bound over millions of calls); the journal and PostgreSQL profiles are measured by the
+ * end-to-end harness.
+ *
+ * <p>Run: {@code mvn -B -q -pl pointsman-jmh -am package -DskipTests && java -jar
+ * pointsman-jmh/target/benchmarks.jar GatewayPipelineBenchmark -rf json -rff
+ * pointsman-jmh/results/pipeline/pipeline.json}
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+public class GatewayPipelineBenchmark {
+
+  @Param({"150", "4096", "32768"})
+  public int promptBytes;
+
+  private Gateway gateway;
+  private FixtureProvider fixture;
+  private ChatRequest request;
+  private ProviderCall directCall;
+  private CallOptions noStore;
+  private CallOptions noCache;
+  private CallOptions plain;
+  private final LongAdder records = new LongAdder();
+
+  /** Counts intents and records; keeps nothing. */
+  private final class CountingAccounting implements Accounting {
+    @Override
+    public void dispatched(DispatchIntent intent) {
+      records.increment();
+    }
+
+    @Override
+    public void settled(UsageRecord record) {
+      records.increment();
+    }
+  }
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    InMemoryKeyStore keys = new InMemoryKeyStore(Clock.system());
+    String key = VirtualKeys.generate();
+    keys.addKey(key, KeySpec.builder("bench").team("t").org("o").build());
+    fixture = FixtureProvider.builder().build();
+    gateway = Gateway.builder()
+        .authenticator(keys)
+        .models(ModelCatalog.builder().model(ModelSpec.builder("m").contextWindow(128_000)
+            .maxOutputTokens(1_000).price(Price.of(150_000, 600_000)).build()).build())
+        .limiter(InMemoryLimiter.builder().budget(io.pointsman.limits.Scope.team("t"), Long.MAX_VALUE / 4)
+            .concurrency(io.pointsman.limits.Scope.key("bench"), 1_000).build())
+        .accounting(new CountingAccounting())
+        .provider("fixture", fixture)
+        .deployment(Deployment.of("d", "fixture", "m"))
+        .build();
+    request = ChatRequest.builder().model("m")
+        .addMessage(Message.system("You are a benchmark."))
+        .addMessage(Message.user(prompt(promptBytes)))
+        .temperature(0.0).maxTokens(100).build();
+    directCall = new ProviderCall("r", "e", Deployment.of("d", "fixture", "m"), request, 1, null);
+    plain = CallOptions.of(key);
+    noStore = CallOptions.builder(key).cacheControl(CacheControl.NO_STORE).build();
+    noCache = CallOptions.builder(key).cacheControl(CacheControl.NO_CACHE).build();
+    gateway.chat(request, plain); // fill the exact cache for the hit arm
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    if (records.sum() == 0) {
+      throw new IllegalStateException("nothing was accounted");
+    }
+    gateway.close();
+  }
+
+  static String prompt(int bytes) {
+    StringBuilder sb = new StringBuilder(bytes);
+    String words = "the pointsman sets the switch so the train takes the right track ";
+    while (sb.length() < bytes) {
+      sb.append(words);
+    }
+    sb.setLength(bytes);
+    return sb.toString();
+  }
+
+  @Benchmark
+  public ProviderReply baselineFixtureDirect() {
+    return fixture.send(directCall);
+  }
+
+  @Benchmark
+  public ChatResult gatewayProviderNoStore() {
+    return gateway.chat(request, noStore);
+  }
+
+  @Benchmark
+  public ChatResult gatewayProviderNoCache() {
+    return gateway.chat(request, noCache);
+  }
+
+  @Benchmark
+  public ChatResult gatewayExactHit() {
+    return gateway.chat(request, plain);
+  }
+}
