@@ -1,7 +1,7 @@
 /**
- * PostgreSQL settlement: versioned schema, batched idempotent settlement of journaled usage,
- * UNKNOWN outcomes and their attestation, and PostgreSQL-backed key and budget stores.
- *
- * <p>Not yet implemented: this module is a compiling skeleton until the ledger work lands.
+ * PostgreSQL settlement: versioned schema ({@link io.pointsman.ledger.LedgerSchema}), batched
+ * idempotent settlement of journaled usage and UNKNOWN outcomes with their attestation
+ * ({@link io.pointsman.ledger.PostgresSettlement}), a batcher for hosts that push records one
+ * by one, and PostgreSQL-backed key and budget stores. See {@code docs/settlement.md}.
  */
 package io.pointsman.ledger;
