@@ -52,8 +52,8 @@ public interface JournalIO {
   JournalFile open(Path file) throws IOException;
 
   /**
-   * Atomically renames a file, replacing nothing. Not durable until the parent directory is
-   * synced.
+   * Atomically renames a file ({@code rename(2)}). The journal only renames onto names that do
+   * not exist. Not durable until the parent directory is synced.
    *
    * @param source the existing file
    * @param target the new name, in the same directory
