@@ -100,7 +100,6 @@ class JournalCorruptionTest {
         sequences.add(journal.append((byte) 3, payload(i)).join());
       }
     }
-    assertThat(Files.exists(segment(2))).as("still in the first segment").isTrue();
     flipBit(segment(1), RecordFormat.SEGMENT_HEADER_BYTES + RecordFormat.recordBytes(100) + 50);
     Map<String, byte[]> before = snapshot();
     assertThatThrownBy(() -> SegmentedJournal.open(config()))
@@ -160,8 +159,11 @@ class JournalCorruptionTest {
   void recordsLeftInAReusedFileWithAnotherSaltAreRejected() throws Exception {
     fillSegments(3);
     byte[] old = Files.readAllBytes(segment(1));
-    Files.delete(segment(1));
-    Files.delete(segment(2));
+    try (Stream<Path> list = Files.list(directory)) {
+      for (Path file : (Iterable<Path>) list::iterator) {
+        Files.delete(file);
+      }
+    }
     // A new journal whose first segment file reuses the same blocks: its header has a new salt,
     // the old records after it must not be taken for its own.
     try (SegmentedJournal journal = SegmentedJournal.open(config())) {
