@@ -425,7 +425,8 @@ public final class JournalAccounting implements Accounting {
     closed = true;
     closing = true;
     try {
-      settler.join(drainTimeout.toMillis());
+      // join(0) would wait forever: a zero drain timeout means do not wait.
+      settler.join(Math.max(1, drainTimeout.toMillis()));
       if (settler.isAlive()) {
         stopNow = true;
         settler.interrupt();

@@ -152,13 +152,13 @@ class JournalAccountingTest {
   @Test
   void aPoisonedJournalStopsEveryDispatchAndSaysToRestart(@TempDir Path unused) {
     CrashSimulatingJournalIO io = new CrashSimulatingJournalIO();
-    io.ioErrorOnForce(path -> true);
     JournalConfig config = JournalConfig.builder(CrashScenario.DIRECTORY).io(io)
         .segmentBytes(64 * 1024).preallocationChunkBytes(16 * 1024).build();
     RecordingSettlement ledger = new RecordingSettlement();
     FixtureProvider fixture = FixtureProvider.builder().build();
     try (JournalAccounting accounting = JournalAccounting.builder(config, ledger).open()) {
       Gateway gateway = gateway(accounting, fixture);
+      io.ioErrorOnForce(path -> true);
       for (int i = 0; i < 3; i++) {
         int n = i;
         PointsmanException e = catchThrowableOfType(PointsmanException.class,
