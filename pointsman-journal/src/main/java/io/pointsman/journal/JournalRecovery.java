@@ -207,8 +207,13 @@ final class JournalRecovery {
       break;
     }
     if (result.preparedId > 0) {
-      result.preparedFile = io.open(directory.resolve(RecordFormat.segmentFileName(
-          result.preparedId)));
+      try {
+        result.preparedFile = io.open(directory.resolve(RecordFormat.segmentFileName(
+            result.preparedId)));
+      } catch (IOException | RuntimeException e) {
+        result.tailFile.close();
+        throw e;
+      }
     }
     result.nextSequence = expectedSequence;
     applyMarks(result, data, marks);

@@ -562,6 +562,7 @@ public final class SegmentedJournal implements AutoCloseable {
     long writeFirst = nextSequence;
     int writeRecords = 0;
     boolean marks = false;
+    boolean rotated = false;
     for (Unit unit : batch) {
       if (writeStart + buffer.position() + unit.bytes + SEAL_BYTES > activeCapacity) {
         // The successor must be durable under its final name before the seal is: recovery
@@ -574,6 +575,7 @@ public final class SegmentedJournal implements AutoCloseable {
         write(writeStart);
         force(writeRecords);
         activatePrepared();
+        rotated = true;
         buffer.clear();
         writeStart = writePosition;
         writeFirst = nextSequence;
@@ -605,6 +607,9 @@ public final class SegmentedJournal implements AutoCloseable {
     }
     if (marks) {
       applyMarks(batch);
+    }
+    if (marks || rotated) {
+      // A rotation can seal a segment whose records were all delivered while it was active.
       reclaim();
     }
   }
