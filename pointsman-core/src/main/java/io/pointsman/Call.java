@@ -44,6 +44,7 @@ final class Call implements Exchange {
   String servedByStage;
   String contractViolation;
   int chunksDelivered;
+  long firstChunkNanos = -1;
   StreamState stream;
   private Map<io.pointsman.Key<?>, Object> attributes;
 

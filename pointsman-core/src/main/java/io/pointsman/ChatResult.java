@@ -3,6 +3,8 @@ package io.pointsman;
 import io.pointsman.model.ChatResponse;
 import io.pointsman.model.Usage;
 import io.pointsman.spi.UsageOutcome;
+import io.pointsman.spi.LimitRemaining;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -21,11 +23,15 @@ import java.util.Objects;
  * @param requestId the call's request id
  * @param outcome how the call ended
  * @param timings the time spent in each stage
+ * @param timeToFirstTokenNanos for a stream, nanoseconds from entry to the first chunk
+ *     delivered to the observer; -1 when not streamed or no chunk arrived
+ * @param remaining what each matched limit has left (for {@code x-ratelimit-*} headers)
  */
 public record ChatResult(
     ChatResponse response, Usage usage, long costMicros, boolean costEstimated,
     CacheStatus cacheStatus, String deploymentId, int attempts, String eventId, String requestId,
-    UsageOutcome outcome, StageTimings timings) {
+    UsageOutcome outcome, StageTimings timings, long timeToFirstTokenNanos,
+    List<LimitRemaining> remaining) {
 
   /**
    * Validates the fields.
@@ -39,5 +45,6 @@ public record ChatResult(
     Objects.requireNonNull(requestId, "requestId");
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(timings, "timings");
+    remaining = List.copyOf(remaining);
   }
 }

@@ -29,6 +29,7 @@ import io.pointsman.spi.ProviderException;
 import io.pointsman.spi.ProviderReply;
 import io.pointsman.spi.Reply;
 import io.pointsman.spi.ResponseCache;
+import io.pointsman.spi.RetryPolicy;
 import io.pointsman.spi.RouteContext;
 import io.pointsman.spi.Router;
 import io.pointsman.spi.Stage;
@@ -98,7 +99,7 @@ public final class Gateway implements AutoCloseable {
   private final Map<InsertionPoint, List<StageChain.Named>> stages;
   private final Clock clock;
   private final Executor executor;
-  private final int maxAttempts;
+  private final RetryPolicy retryPolicy;
   private final StageTimers timers = new StageTimers();
   private final AtomicLong authFailures = new AtomicLong();
 
@@ -129,7 +130,8 @@ public final class Gateway implements AutoCloseable {
     }
     this.stages = s;
     this.executor = b.executor == null ? SHARED_ASYNC : b.executor;
-    this.maxAttempts = b.maxAttempts;
+    this.retryPolicy = b.retryPolicy != null ? b.retryPolicy
+        : RetryPolicy.attempts(b.maxAttempts);
   }
 
   /**
@@ -392,6 +394,7 @@ public final class Gateway implements AutoCloseable {
     call.providerPhase = true;
     Set<String> failed = new LinkedHashSet<>();
     ProviderException last = null;
+    int maxAttempts = Math.max(1, retryPolicy.maxAttempts());
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       if (call.deadline != null && !clock.now().isBefore(call.deadline)) {
         throw PointsmanException.denied(Status.GATEWAY_TIMEOUT, Stages.PROVIDER_ATTEMPT, null,
@@ -418,16 +421,37 @@ public final class Gateway implements AutoCloseable {
         last = e;
         failed.add(deployment.id());
         boolean streamStarted = call.chunksDelivered > 0;
-        if (!e.retryable() || streamStarted || attempt == maxAttempts) {
+        Duration pause = streamStarted || attempt == maxAttempts ? null
+            : retryPolicy.retryAfter(attempt, e);
+        if (pause == null) {
           throw e;
         }
         LOG.debug("call {} attempt {} on {} failed ({}); retrying", call.requestId, attempt,
             deployment.id(), e.status());
+        pauseBeforeRetry(call, pause);
       } finally {
         call.deployment = null;
       }
     }
     throw last;
+  }
+
+  private void pauseBeforeRetry(Call call, Duration pause) {
+    if (pause.isZero() || pause.isNegative()) {
+      return;
+    }
+    if (call.deadline != null
+        && clock.now().plus(pause).isAfter(call.deadline)) {
+      throw PointsmanException.denied(Status.GATEWAY_TIMEOUT, Stages.PROVIDER_ATTEMPT, null,
+          "the call's deadline leaves no time for the retry pause of " + pause);
+    }
+    try {
+      Thread.sleep(pause.toMillis(), pause.toNanosPart() % 1_000_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw PointsmanException.failure(Status.GATEWAY_TIMEOUT, Stages.PROVIDER_ATTEMPT,
+          "interrupted while pausing before a retry", e);
+    }
   }
 
   private Reply attempt(Call call) {
@@ -496,7 +520,9 @@ public final class Gateway implements AutoCloseable {
     }
     try {
       call.observer.onChunk(chunk);
-      call.chunksDelivered++;
+      if (call.chunksDelivered++ == 0) {
+        call.firstChunkNanos = clock.nanoTime() - call.startNanos;
+      }
     } catch (RuntimeException e) {
       state.observerFailure = e;
       state.cancel();
@@ -590,7 +616,17 @@ public final class Gateway implements AutoCloseable {
     return new ChatResult(reply.response(), call.providerReply == null ? null : usage, cost,
         estimated, call.cacheStatus, call.answeredBy == null ? null : call.answeredBy.id(),
         call.dispatched, call.eventId, call.requestId, outcome,
-        new StageTimings(call.nanos));
+        new StageTimings(call.nanos), call.firstChunkNanos,
+        call.reservation == null ? java.util.List.of() : remaining(call));
+  }
+
+  private static java.util.List<io.pointsman.spi.LimitRemaining> remaining(Call call) {
+    try {
+      return call.reservation.remaining();
+    } catch (RuntimeException e) {
+      LOG.warn("limiter could not report what remains for call {}", call.requestId, e);
+      return java.util.List.of();
+    }
   }
 
   private void endReservation(Call call, long cost) {
@@ -698,6 +734,7 @@ public final class Gateway implements AutoCloseable {
     private Clock clock;
     private Executor executor;
     private int maxAttempts = 2;
+    private RetryPolicy retryPolicy;
     private final Set<String> explicitlySet = new HashSet<>();
 
     private Builder() {}
@@ -719,6 +756,7 @@ public final class Gateway implements AutoCloseable {
       b.clock = clock;
       b.executor = executor;
       b.maxAttempts = maxAttempts;
+      b.retryPolicy = retryPolicy;
       b.explicitlySet.addAll(explicitlySet);
       return b;
     }
@@ -990,8 +1028,32 @@ public final class Gateway implements AutoCloseable {
       if (value < 1 || value > 10) {
         throw new IllegalArgumentException("maxAttempts must be between 1 and 10: " + value);
       }
+      if (explicitlySet.contains("retryPolicy")) {
+        throw new IllegalStateException("retryPolicy was already set to " + retryPolicy
+            + ": set either maxAttempts or retryPolicy");
+      }
       once("maxAttempts", maxAttempts);
       this.maxAttempts = value;
+      return this;
+    }
+
+    /**
+     * Sets the retry policy, replacing {@link #maxAttempts}. Default:
+     * {@code RetryPolicy.attempts(maxAttempts)}.
+     *
+     * @param value the policy
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set, or if maxAttempts was set
+     */
+    public Builder retryPolicy(RetryPolicy value) {
+      Objects.requireNonNull(value, "retryPolicy");
+      if (explicitlySet.contains("maxAttempts")) {
+        throw new IllegalStateException("maxAttempts was already set to " + maxAttempts
+            + ": set either maxAttempts or retryPolicy");
+      }
+      once("retryPolicy", retryPolicy);
+      this.retryPolicy = value;
       return this;
     }
 

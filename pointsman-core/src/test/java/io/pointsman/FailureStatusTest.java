@@ -184,6 +184,32 @@ class FailureStatusTest {
   }
 
   @Test
+  void theRetryPolicyDecidesWhetherAndWhenToRetry() {
+    TestRig rig = new TestRig();
+    java.util.List<Integer> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    io.pointsman.spi.RetryPolicy once = new io.pointsman.spi.RetryPolicy() {
+      @Override
+      public int maxAttempts() {
+        return 3;
+      }
+
+      @Override
+      public Duration retryAfter(int attempt, ProviderException failure) {
+        asked.add(attempt);
+        return attempt == 1 ? Duration.ofMillis(5) : null;
+      }
+    };
+    rig.fixture.failNext(ProviderException.answered(503, "a", null));
+    rig.fixture.failNext(ProviderException.answered(503, "b", null));
+    PointsmanException e = fail(rig.builder().retryPolicy(once).build(), TestRig.request("hi"),
+        TestRig.KEY);
+    assertThat(e.status()).isEqualTo(Status.BAD_GATEWAY);
+    assertThat(asked).containsExactly(1, 2);
+    assertThat(rig.fixture.sends()).isEqualTo(2);
+    assertThat(rig.accounting.intents()).hasSize(2);
+  }
+
+  @Test
   void deadlineIs504AndAnUnknownOutcomeIsChargedItsWorstCase() {
     TestRig rig = new TestRig(FixtureProvider.builder().latency(Duration.ofSeconds(5)).build(),
         1_000_000_000L);

@@ -47,6 +47,14 @@ class GatewayBuilderTest {
   }
 
   @Test
+  void maxAttemptsAndRetryPolicyAreExclusive() {
+    assertThatThrownBy(() -> Gateway.builder().maxAttempts(3)
+        .retryPolicy(io.pointsman.spi.RetryPolicy.attempts(2)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("set either maxAttempts or retryPolicy");
+  }
+
+  @Test
   void buildSaysWhatToAdd() {
     assertThatThrownBy(() -> Gateway.builder().build())
         .isInstanceOf(IllegalStateException.class)

@@ -49,6 +49,8 @@ class StreamingTest {
     assertThat(result.response().firstText()).isEqualTo(TEXT);
     assertThat(result.costEstimated()).isFalse();
     assertThat(result.cacheStatus()).isEqualTo(CacheStatus.skipped("stream"));
+    assertThat(result.timeToFirstTokenNanos()).isPositive()
+        .isLessThanOrEqualTo(result.timings().nanos(Stages.TOTAL));
     assertThat(result.usage()).isEqualTo(FixtureProvider.usageFor(
         streamed(true).withModel("gpt-test"), TEXT));
   }

@@ -36,6 +36,16 @@ public interface Reservation {
   void release();
 
   /**
+   * Returns what each matched limit has left after this reservation was taken. The default
+   * reports nothing.
+   *
+   * @return one entry per matched limit, possibly empty
+   */
+  default java.util.List<LimitRemaining> remaining() {
+    return java.util.List.of();
+  }
+
+  /**
    * Returns a reservation that holds nothing.
    *
    * @param id the id

@@ -1,0 +1,57 @@
+package io.pointsman.spi;
+
+import java.time.Duration;
+
+/**
+ * Decides whether a failed provider attempt is retried and after what pause. Every attempt,
+ * retried or not, has its own dispatch intent and is accounted. Implementations must be
+ * thread-safe and must not block.
+ */
+public interface RetryPolicy {
+  /**
+   * Returns the most attempts one call may make.
+   *
+   * @return at least 1
+   */
+  int maxAttempts();
+
+  /**
+   * Decides what happens after a failed attempt.
+   *
+   * @param attempt the attempt that failed, from 1
+   * @param failure how it failed
+   * @return the pause before the next attempt ({@link Duration#ZERO} for none), or {@code null}
+   *     to stop and fail the call
+   */
+  Duration retryAfter(int attempt, ProviderException failure);
+
+  /**
+   * Returns the default policy: retry retryable failures (408, 409, 429, 5xx, unknown
+   * outcomes) without a pause, up to {@code maxAttempts} attempts in all.
+   *
+   * @param maxAttempts the attempt budget, 1 to 10
+   * @return the policy
+   * @throws IllegalArgumentException if out of range
+   */
+  static RetryPolicy attempts(int maxAttempts) {
+    if (maxAttempts < 1 || maxAttempts > 10) {
+      throw new IllegalArgumentException("maxAttempts must be between 1 and 10: " + maxAttempts);
+    }
+    return new RetryPolicy() {
+      @Override
+      public int maxAttempts() {
+        return maxAttempts;
+      }
+
+      @Override
+      public Duration retryAfter(int attempt, ProviderException failure) {
+        return failure.retryable() && attempt < maxAttempts ? Duration.ZERO : null;
+      }
+
+      @Override
+      public String toString() {
+        return "RetryPolicy.attempts(" + maxAttempts + ")";
+      }
+    };
+  }
+}
