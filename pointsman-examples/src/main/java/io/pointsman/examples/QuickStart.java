@@ -21,16 +21,32 @@ import io.pointsman.limits.Scope;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.Message;
 import io.pointsman.spi.Deployment;
-import io.pointsman.spi.UsageRecord;
+import io.pointsman.journal.JournalAccounting;
+import io.pointsman.journal.JournalConfig;
+import io.pointsman.ledger.EmbeddedPostgres;
+import io.pointsman.ledger.PostgresSettlement;
+import io.pointsman.spi.Accounting;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 import io.pointsman.testing.FixtureProvider;
 import java.io.PrintStream;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * The quickstart: a gateway on embedded, in-memory defaults with the fixture provider, and one
- * call down each path (miss, exact hit, {@code no-cache} bypass, budget denial, guardrail
- * block), then the ledger and the stage-timing table. Needs no server.
+ * The quickstart: a gateway in the durable profile — the file journal in a temporary directory
+ * and PostgreSQL settlement, on an embedded PostgreSQL started from a Maven artifact unless
+ * {@code POINTSMAN_PG_URL} names a server — with the fixture provider, and one call down each
+ * path (miss, exact hit, {@code no-cache} bypass, budget denial, guardrail block), then the
+ * ledger rows read back from PostgreSQL and the stage-timing table. Needs no server.
  *
  * <p>Run: {@code mvn -q -B -pl pointsman-examples -am compile exec:java}
  */
@@ -61,49 +77,134 @@ public final class QuickStart {
     keys.addKey(appKey, KeySpec.builder("key-app").team("checkout").org("acme").build());
     keys.addKey(trialKey, KeySpec.builder("key-trial").team("trial").org("acme").build());
 
-    // Warm the JIT on a twin gateway with its own ledger, limits and cache, so the timing
-    // table shows steady-state figures rather than class loading.
+    // Warm the JIT on a twin gateway with in-memory accounting, limits and cache, so the
+    // timing table shows steady-state figures rather than class loading.
     try (Gateway warm = gateway(keys, new InMemoryAccounting())) {
       for (int i = 0; i < WARMUP_ROUNDS; i++) {
         paths(warm, appKey, trialKey, "warmup " + i, null);
       }
     }
 
-    InMemoryAccounting ledger = new InMemoryAccounting();
+    String url = System.getenv("POINTSMAN_PG_URL");
+    Path journalDir = tempDirectory();
     int expected;
-    try (Gateway gateway = gateway(keys, ledger)) {
-      out.println("Pointsman quickstart: in-memory defaults, fixture provider");
-      out.println();
-      out.printf(Locale.ROOT, "%-16s %-6s %-22s %10s  %s%n", "path", "status", "cache",
-          "cost (µ)", "detail");
-      expected = paths(gateway, appKey, trialKey, "What does a railway pointsman do?", out);
+    try (Database database = Database.open(url)) {
+      PostgresSettlement settlement = PostgresSettlement.create(database.dataSource());
+      JournalAccounting accounting = JournalAccounting.builder(
+          JournalConfig.builder(journalDir).build(), settlement).open();
+      Map<String, TimingSnapshot> timings;
+      try (Gateway gateway = gateway(keys, accounting)) {
+        out.println("Pointsman quickstart: durable profile (file journal + PostgreSQL), fixture"
+            + " provider");
+        out.println("  journal:    " + journalDir);
+        out.println("  PostgreSQL: " + database.description());
+        out.println();
+        out.printf(Locale.ROOT, "%-16s %-6s %-22s %10s  %s%n", "path", "status", "cache",
+            "cost (µ)", "detail");
+        expected = paths(gateway, appKey, trialKey, "What does a railway pointsman do?", out);
+        timings = gateway.timers().snapshot();
+      } // closing the gateway drains the journal into PostgreSQL
 
       out.println();
-      out.println("Ledger (one usage record per authenticated call):");
-      out.printf(Locale.ROOT, "  %-10s %-12s %-11s %6s %9s %8s%n", "key", "outcome", "cache",
-          "status", "cost (µ)", "attempts");
-      for (UsageRecord r : ledger.records()) {
-        out.printf(Locale.ROOT, "  %-10s %-12s %-11s %6d %9d %8d%n", r.keyId(), r.outcome(),
-            r.cacheOutcome(), r.httpStatus(), r.costMicros(), r.attempts());
-      }
+      out.println("Ledger rows in PostgreSQL (one per authenticated call; settled after the"
+          + " journal made each durable):");
+      printLedger(database.dataSource(), out);
 
       out.println();
       out.println("Stage timings of the five calls above (µs; each stage's own work; total is"
-          + " the whole call; after " + WARMUP_ROUNDS + " warmup rounds on a twin gateway):");
+          + " the whole call, including two journal fsyncs per provider call; after "
+          + WARMUP_ROUNDS + " warmup rounds on an in-memory twin):");
       out.printf(Locale.ROOT, "  %-18s %6s %9s %9s %9s %9s%n", "stage", "count", "mean",
           "p50", "p99", "max");
-      for (Map.Entry<String, TimingSnapshot> e : gateway.timers().snapshot().entrySet()) {
+      for (Map.Entry<String, TimingSnapshot> e : timings.entrySet()) {
         TimingSnapshot s = e.getValue();
         out.printf(Locale.ROOT, "  %-18s %6d %9.1f %9.1f %9.1f %9.1f%n", e.getKey(), s.count(),
             s.meanNanos() / 1e3, s.p50Nanos() / 1e3, s.p99Nanos() / 1e3, s.maxNanos() / 1e3);
       }
       out.println();
       out.println("Stages, in order: " + String.join(" → ", Stages.ORDER));
+    } finally {
+      deleteRecursively(journalDir);
     }
     return expected;
   }
 
-  private static Gateway gateway(InMemoryKeyStore keys, InMemoryAccounting ledger) {
+  private static void printLedger(DataSource dataSource, PrintStream out) {
+    String sql = "SELECT key_id, outcome, status, http_status, cache_outcome, cost_micros,"
+        + " cost_estimated, attempts, decided_by FROM pointsman.ledger_entries"
+        + " ORDER BY started_at, event_id";
+    out.printf(Locale.ROOT, "  %-10s %-10s %-8s %6s %-8s %9s %9s %8s  %s%n", "key", "outcome",
+        "status", "http", "cache", "cost (µ)", "estimated", "attempts", "decided by");
+    try (Connection c = dataSource.getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      while (rs.next()) {
+        out.printf(Locale.ROOT, "  %-10s %-10s %-8s %6d %-8s %9d %9s %8d  %s%n",
+            rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getString(5),
+            rs.getLong(6), rs.getBoolean(7), rs.getInt(8),
+            rs.getString(9) == null ? "-" : rs.getString(9));
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot read the ledger", e);
+    }
+  }
+
+  /** The quickstart's PostgreSQL: the one named by a URL, else an embedded server. */
+  private static final class Database implements AutoCloseable {
+    private final DataSource dataSource;
+    private final EmbeddedPostgres embedded;
+    private final String description;
+
+    private Database(DataSource dataSource, EmbeddedPostgres embedded, String description) {
+      this.dataSource = dataSource;
+      this.embedded = embedded;
+      this.description = description;
+    }
+
+    static Database open(String url) {
+      if (url != null && !url.isBlank()) {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setURL(url);
+        return new Database(ds, null, url.replaceAll("password=[^&]*", "password=***"));
+      }
+      EmbeddedPostgres pg = EmbeddedPostgres.start();
+      return new Database(pg.dataSource(), pg, "embedded server on port " + pg.port()
+          + " (set POINTSMAN_PG_URL to use your own)");
+    }
+
+    DataSource dataSource() {
+      return dataSource;
+    }
+
+    String description() {
+      return description;
+    }
+
+    @Override
+    public void close() {
+      if (embedded != null) {
+        embedded.close();
+      }
+    }
+  }
+
+  private static Path tempDirectory() {
+    try {
+      return Files.createTempDirectory("pointsman-quickstart-journal");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void deleteRecursively(Path dir) {
+    try (var paths = Files.walk(dir)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // A temp directory left behind is harmless.
+    }
+  }
+
+  private static Gateway gateway(InMemoryKeyStore keys, Accounting ledger) {
     ModelCatalog models = ModelCatalog.builder()
         .model(ModelSpec.builder("gpt-4o-mini").aliases("mini").contextWindow(128_000)
             .maxOutputTokens(16_384).price(new Price(150_000, 600_000, 75_000)).build())

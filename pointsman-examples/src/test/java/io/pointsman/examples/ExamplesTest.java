@@ -21,6 +21,12 @@ class ExamplesTest {
     for (String stage : io.pointsman.Stages.ORDER) {
       assertThat(out).contains("  " + stage + " ");
     }
+    // The ledger rows were read back from PostgreSQL after the journal drained into it.
+    assertThat(out).contains("Ledger rows in PostgreSQL");
+    assertThat(out.lines().filter(l -> l.matches("\\s+key-(app|trial)\\s+\\w+\\s+SETTLED.*")))
+        .hasSize(5);
+    assertThat(out).containsPattern("key-app\\s+CACHE_HIT\\s+SETTLED\\s+200");
+    assertThat(out).containsPattern("key-trial\\s+REJECTED\\s+SETTLED\\s+402");
   }
 
   @Test
