@@ -1,0 +1,720 @@
+package io.pointsman.provider;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pointsman.Clock;
+import io.pointsman.model.ChatChunk;
+import io.pointsman.model.ChatRequest;
+import io.pointsman.model.ChatResponse;
+import io.pointsman.model.ChunkChoice;
+import io.pointsman.model.ChunkDelta;
+import io.pointsman.model.Choice;
+import io.pointsman.model.Content;
+import io.pointsman.model.ContentPart;
+import io.pointsman.model.FunctionCall;
+import io.pointsman.model.Json;
+import io.pointsman.model.Message;
+import io.pointsman.model.PromptTokensDetails;
+import io.pointsman.model.Role;
+import io.pointsman.model.Tool;
+import io.pointsman.model.ToolCall;
+import io.pointsman.model.Usage;
+import io.pointsman.spi.ChunkSink;
+import io.pointsman.spi.Provider;
+import io.pointsman.spi.ProviderCall;
+import io.pointsman.spi.ProviderException;
+import io.pointsman.spi.ProviderReply;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A {@link Provider} for the Anthropic Messages API, normalized to the OpenAI shape: system and
+ * developer messages become the {@code system} prompt, content parts become content blocks
+ * (images as base64 or URL sources), assistant tool calls become {@code tool_use} blocks and
+ * tool messages {@code tool_result} blocks, tools and {@code tool_choice} are translated, and
+ * {@code stop} becomes {@code stop_sequences}. Responses map stop reasons ({@code end_turn} and
+ * {@code stop_sequence} to {@code stop}, {@code max_tokens} to {@code length}, {@code tool_use}
+ * to {@code tool_calls}, {@code refusal} to {@code content_filter}) and usage: prompt tokens are
+ * input plus cache-creation plus cache-read tokens, cached tokens are the cache reads, and the
+ * cache-creation count is kept in the usage's {@code cache_creation_input_tokens} extra field.
+ * Streams are translated event by event into OpenAI chunks; their usage comes from
+ * {@code message_start} (input) and {@code message_delta} (output). Never logs a key or a
+ * prompt.
+ *
+ * <pre>{@code
+ * Provider anthropic = AnthropicProvider.builder()
+ *     .credential(Credential.fromEnvironment("ANTHROPIC_API_KEY"))
+ *     .build();
+ * }</pre>
+ *
+ * <p>Thread-safe; failures are reported as {@link ProviderException} per the table in
+ * {@code docs/providers.md}.
+ */
+public final class AnthropicProvider implements Provider {
+  /** The API version header sent unless the builder sets another. */
+  public static final String DEFAULT_VERSION = "2023-06-01";
+
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private final URI baseUri;
+  private final String version;
+  private final Credential credential;
+  private final int defaultMaxTokens;
+  private final Map<String, String> headers;
+  private final ProviderTransport transport;
+
+  private AnthropicProvider(Builder b) {
+    this.baseUri = b.baseUri;
+    this.version = b.version;
+    this.credential = b.credential;
+    this.defaultMaxTokens = b.defaultMaxTokens;
+    this.headers = Map.copyOf(b.headers);
+    HttpClient client = b.httpClient != null ? b.httpClient
+        : ProviderTransport.defaultClient(b.timeouts);
+    this.transport = new ProviderTransport(b.name, client, b.timeouts, b.clock);
+  }
+
+  /**
+   * Returns a new builder.
+   *
+   * @return a builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Translates an OpenAI-shaped request into the Messages API body this adapter sends.
+   *
+   * @param request the request, with the provider's model name
+   * @param stream whether to ask for a stream
+   * @return the JSON body
+   * @throws IllegalArgumentException if a tool call's arguments are not a JSON object
+   */
+  public ObjectNode translateRequest(ChatRequest request, boolean stream) {
+    ObjectNode body = NODES.objectNode();
+    body.put("model", request.model());
+    Integer cap = request.outputTokenCap();
+    body.put("max_tokens", cap != null ? cap : defaultMaxTokens);
+    StringBuilder system = new StringBuilder();
+    ArrayNode messages = body.putArray("messages");
+    String lastRole = null;
+    ArrayNode lastBlocks = null;
+    for (Message m : request.messages()) {
+      if (m.role() == Role.SYSTEM || m.role() == Role.DEVELOPER) {
+        if (system.length() > 0) {
+          system.append("\n\n");
+        }
+        system.append(m.text());
+        continue;
+      }
+      String role = m.role() == Role.ASSISTANT ? "assistant" : "user";
+      ArrayNode blocks = blocksOf(m);
+      if (role.equals(lastRole)) {
+        // The Messages API wants alternating roles: consecutive turns of one role merge.
+        lastBlocks.addAll(blocks);
+      } else {
+        ObjectNode turn = messages.addObject();
+        turn.put("role", role);
+        turn.set("content", blocks);
+        lastRole = role;
+        lastBlocks = blocks;
+      }
+    }
+    if (system.length() > 0) {
+      body.put("system", system.toString());
+    }
+    if (request.temperature() != null) {
+      body.put("temperature", request.temperature());
+    }
+    if (request.topP() != null) {
+      body.put("top_p", request.topP());
+    }
+    JsonNode stop = request.stop();
+    if (stop != null && !stop.isNull()) {
+      ArrayNode seqs = body.putArray("stop_sequences");
+      if (stop.isArray()) {
+        stop.forEach(seqs::add);
+      } else {
+        seqs.add(stop.asText());
+      }
+    }
+    if (request.tools() != null && !request.tools().isEmpty()) {
+      ArrayNode tools = body.putArray("tools");
+      for (Tool t : request.tools()) {
+        JsonNode fn = t.function();
+        ObjectNode tool = tools.addObject();
+        tool.put("name", fn.path("name").asText());
+        if (fn.hasNonNull("description")) {
+          tool.put("description", fn.get("description").asText());
+        }
+        JsonNode params = fn.get("parameters");
+        tool.set("input_schema", params != null && params.isObject() ? params
+            : NODES.objectNode().put("type", "object"));
+      }
+    }
+    JsonNode choice = request.toolChoice();
+    if (choice != null && !choice.isNull()) {
+      ObjectNode tc = NODES.objectNode();
+      if (choice.isTextual()) {
+        switch (choice.asText()) {
+          case "required":
+            tc.put("type", "any");
+            break;
+          case "none":
+            tc.put("type", "none");
+            break;
+          default:
+            tc.put("type", "auto");
+            break;
+        }
+      } else {
+        tc.put("type", "tool");
+        tc.put("name", choice.path("function").path("name").asText());
+      }
+      body.set("tool_choice", tc);
+    }
+    if (request.user() != null) {
+      body.putObject("metadata").put("user_id", request.user());
+    }
+    if (stream) {
+      body.put("stream", true);
+    }
+    return body;
+  }
+
+  private static ArrayNode blocksOf(Message m) {
+    ArrayNode blocks = NODES.arrayNode();
+    if (m.role() == Role.TOOL) {
+      ObjectNode result = blocks.addObject();
+      result.put("type", "tool_result");
+      result.put("tool_use_id", m.toolCallId());
+      result.put("content", m.text());
+      return blocks;
+    }
+    Content content = m.content();
+    if (content instanceof Content.Parts parts) {
+      for (ContentPart p : parts.parts()) {
+        if ("image_url".equals(p.type()) && p.imageUrl() != null) {
+          String url = p.imageUrl().isTextual() ? p.imageUrl().asText()
+              : p.imageUrl().path("url").asText();
+          ObjectNode image = blocks.addObject();
+          image.put("type", "image");
+          ObjectNode source = image.putObject("source");
+          int comma = url.indexOf(',');
+          if (url.startsWith("data:") && comma > 0 && url.substring(0, comma).endsWith(
+              ";base64")) {
+            source.put("type", "base64");
+            source.put("media_type", url.substring(5, comma - ";base64".length()));
+            source.put("data", url.substring(comma + 1));
+          } else {
+            source.put("type", "url");
+            source.put("url", url);
+          }
+        } else if (p.text() != null) {
+          blocks.addObject().put("type", "text").put("text", p.text());
+        }
+      }
+    } else if (content != null && !content.asText().isEmpty()) {
+      blocks.addObject().put("type", "text").put("text", content.asText());
+    }
+    if (m.toolCalls() != null) {
+      for (ToolCall call : m.toolCalls()) {
+        ObjectNode use = blocks.addObject();
+        use.put("type", "tool_use");
+        use.put("id", call.id());
+        use.put("name", call.function() == null ? null : call.function().name());
+        String args = call.function() == null ? null : call.function().arguments();
+        JsonNode input;
+        try {
+          input = args == null || args.isBlank() ? NODES.objectNode()
+              : Json.mapper().readTree(args);
+        } catch (JsonProcessingException e) {
+          throw new IllegalArgumentException("the arguments of tool call " + call.id()
+              + " are not JSON");
+        }
+        if (!input.isObject()) {
+          throw new IllegalArgumentException("the arguments of tool call " + call.id()
+              + " are not a JSON object");
+        }
+        use.set("input", input);
+      }
+    }
+    return blocks;
+  }
+
+  /**
+   * Translates a Messages API response into the OpenAI shape.
+   *
+   * @param message the response body
+   * @param created the creation time to report, in epoch seconds (the API reports none)
+   * @return the response, with usage when the body has it
+   * @throws IllegalArgumentException if the body is not a message
+   */
+  public static ChatResponse translateResponse(JsonNode message, long created) {
+    if (!message.isObject() || !message.path("content").isArray()) {
+      throw new IllegalArgumentException("not a message");
+    }
+    StringBuilder text = new StringBuilder();
+    List<ToolCall> tools = new ArrayList<>();
+    for (JsonNode block : message.get("content")) {
+      String type = block.path("type").asText();
+      if (type.equals("text")) {
+        text.append(block.path("text").asText());
+      } else if (type.equals("tool_use")) {
+        tools.add(new ToolCall(block.path("id").asText(), "function", new FunctionCall(
+            block.path("name").asText(), block.path("input").toString(), null), null));
+      }
+    }
+    Content content = text.length() == 0 && !tools.isEmpty() ? null
+        : Content.text(text.toString());
+    Message out = new Message(Role.ASSISTANT, content, null, tools.isEmpty() ? null : tools,
+        null, null);
+    Usage usage = message.hasNonNull("usage") ? usageOf(message.get("usage"), -1) : null;
+    return new ChatResponse(message.path("id").asText("msg"), "chat.completion", created,
+        message.path("model").asText(null), List.of(new Choice(0, out,
+            finishReason(message.path("stop_reason").asText(null)), null, null)),
+        usage, null, null);
+  }
+
+  static String finishReason(String stopReason) {
+    if (stopReason == null) {
+      return null;
+    }
+    switch (stopReason) {
+      case "max_tokens":
+        return "length";
+      case "tool_use":
+        return "tool_calls";
+      case "refusal":
+        return "content_filter";
+      default:
+        return "stop";
+    }
+  }
+
+  /** Builds usage from an Anthropic usage object; outputOverride replaces output_tokens. */
+  static Usage usageOf(JsonNode u, long outputOverride) {
+    long input = u.path("input_tokens").asLong(0);
+    long creation = u.path("cache_creation_input_tokens").asLong(0);
+    long read = u.path("cache_read_input_tokens").asLong(0);
+    long output = outputOverride >= 0 ? outputOverride : u.path("output_tokens").asLong(0);
+    long prompt = input + creation + read;
+    Map<String, JsonNode> extra = creation > 0
+        ? Map.of("cache_creation_input_tokens", NODES.numberNode(creation)) : null;
+    return new Usage(prompt, output, prompt + output,
+        read > 0 ? new PromptTokensDetails(read, null) : null, null, extra);
+  }
+
+  @Override
+  public ProviderReply send(ProviderCall call) {
+    ProviderTransport.Response response = transport.open(httpRequest(call, false), call);
+    if (response.status >= 300) {
+      throw ProviderErrors.fromStatus(response.status, response.headers,
+          transport.readAll(response, true), transport.clock().now());
+    }
+    byte[] body = transport.readAll(response, false);
+    try {
+      ChatResponse r = translateResponse(Json.mapper().readTree(body),
+          transport.clock().now().getEpochSecond());
+      return ProviderReply.of(r);
+    } catch (IOException | RuntimeException e) {
+      throw ProviderErrors.undecodable(transport.name(), "the response is not a message ("
+          + e.getClass().getSimpleName() + ")", e);
+    }
+  }
+
+  @Override
+  public ProviderReply stream(ProviderCall call, ChunkSink sink) {
+    boolean callerWantsUsage = call.request().streamOptions() != null
+        && Boolean.TRUE.equals(call.request().streamOptions().includeUsage());
+    ProviderTransport.Response response = transport.open(httpRequest(call, true), call);
+    if (response.status >= 300) {
+      throw ProviderErrors.fromStatus(response.status, response.headers,
+          transport.readAll(response, true), transport.clock().now());
+    }
+    StreamTranslation t = new StreamTranslation(sink, callerWantsUsage,
+        transport.clock().now().getEpochSecond(), call.request().model());
+    SseParser parser = new SseParser(t::onEvent);
+    try {
+      transport.stream(response, parser::feed, t::stopped);
+    } catch (SseException e) {
+      throw t.failure("the event stream is malformed: " + e.getMessage(), e);
+    }
+    if (t.failure != null) {
+      response.body.cancel();
+      throw t.failure;
+    }
+    if (!t.done && !t.cancelled) {
+      throw ProviderErrors.interrupted(transport.name(),
+          "the stream ended without message_stop", null);
+    }
+    ChatResponse assembled = t.assembler.response(call.request().model(), t.created);
+    return new ProviderReply(assembled, t.cancelled ? null : t.usage(), false);
+  }
+
+  /** Turns Messages stream events into OpenAI chunks. One per stream; not thread-safe. */
+  private final class StreamTranslation {
+    final ChunkSink sink;
+    final boolean callerWantsUsage;
+    final long created;
+    final StreamAssembler assembler = new StreamAssembler();
+    String id = "msg";
+    String model;
+    JsonNode startUsage;
+    long outputTokens = -1;
+    String finish;
+    final Map<Integer, Integer> toolIndexByBlock = new LinkedHashMap<>();
+    boolean done;
+    boolean cancelled;
+    ProviderException failure;
+
+    StreamTranslation(ChunkSink sink, boolean callerWantsUsage, long created, String model) {
+      this.sink = sink;
+      this.callerWantsUsage = callerWantsUsage;
+      this.created = created;
+      this.model = model;
+    }
+
+    boolean stopped() {
+      return done || cancelled || failure != null;
+    }
+
+    Usage usage() {
+      if (outputTokens < 0) {
+        return null;
+      }
+      return usageOf(startUsage == null ? NODES.objectNode() : startUsage, outputTokens);
+    }
+
+    ProviderException failure(String what, Throwable cause) {
+      String kind = assembler.hasOutput() ? ProviderErrorKind.STREAM_ERROR.code()
+          : ProviderErrorKind.UNDECODABLE_RESPONSE.code();
+      return ProviderException.unknownOutcome("[" + kind + "] " + transport.name() + ": "
+          + what, cause);
+    }
+
+    void onEvent(SseEvent event) {
+      if (stopped()) {
+        return;
+      }
+      JsonNode data;
+      try {
+        data = Json.mapper().readTree(event.data());
+      } catch (IOException e) {
+        failure = failure("a stream event is not JSON", e);
+        return;
+      }
+      String type = data.path("type").asText(event.event());
+      switch (type) {
+        case "message_start": {
+          JsonNode message = data.path("message");
+          id = message.path("id").asText(id);
+          model = message.path("model").asText(model);
+          startUsage = message.get("usage");
+          emit(new ChunkDelta(Role.ASSISTANT, "", null, null), null, null);
+          break;
+        }
+        case "content_block_start": {
+          JsonNode block = data.path("content_block");
+          if ("tool_use".equals(block.path("type").asText())) {
+            int toolIndex = toolIndexByBlock.size();
+            toolIndexByBlock.put(data.path("index").asInt(), toolIndex);
+            ArrayNode calls = NODES.arrayNode();
+            ObjectNode c = calls.addObject();
+            c.put("index", toolIndex);
+            c.put("id", block.path("id").asText());
+            c.put("type", "function");
+            c.putObject("function").put("name", block.path("name").asText())
+                .put("arguments", "");
+            emit(new ChunkDelta(null, null, calls, null), null, null);
+          } else if (block.hasNonNull("text") && !block.get("text").asText().isEmpty()) {
+            emit(new ChunkDelta(null, block.get("text").asText(), null, null), null, null);
+          }
+          break;
+        }
+        case "content_block_delta": {
+          JsonNode delta = data.path("delta");
+          String deltaType = delta.path("type").asText();
+          if (deltaType.equals("text_delta")) {
+            emit(new ChunkDelta(null, delta.path("text").asText(), null, null), null, null);
+          } else if (deltaType.equals("input_json_delta")) {
+            Integer toolIndex = toolIndexByBlock.get(data.path("index").asInt());
+            if (toolIndex != null) {
+              ArrayNode calls = NODES.arrayNode();
+              ObjectNode c = calls.addObject();
+              c.put("index", toolIndex);
+              c.putObject("function").put("arguments", delta.path("partial_json").asText());
+              emit(new ChunkDelta(null, null, calls, null), null, null);
+            }
+          }
+          // Thinking and signature deltas have no OpenAI counterpart and are dropped.
+          break;
+        }
+        case "message_delta": {
+          finish = finishReason(data.path("delta").path("stop_reason").asText(null));
+          JsonNode u = data.get("usage");
+          if (u != null && u.has("output_tokens")) {
+            outputTokens = u.get("output_tokens").asLong();
+            if (u.has("input_tokens") || u.has("cache_read_input_tokens")) {
+              // Newer API versions repeat the cumulative input counts here.
+              ObjectNode merged = startUsage == null ? NODES.objectNode()
+                  : ((ObjectNode) startUsage.deepCopy());
+              u.properties().forEach(f -> merged.set(f.getKey(), f.getValue()));
+              startUsage = merged;
+            }
+          }
+          emit(new ChunkDelta(null, null, null, null), finish, null);
+          break;
+        }
+        case "message_stop":
+          if (callerWantsUsage && usage() != null) {
+            ChatChunk usageChunk = new ChatChunk(id, "chat.completion.chunk", created, model,
+                List.of(), usage(), null);
+            assembler.add(usageChunk);
+            if (!sink.accept(usageChunk)) {
+              cancelled = true;
+            }
+          }
+          done = true;
+          break;
+        case "error": {
+          JsonNode error = data.path("error");
+          String errorType = error.path("type").asText("error");
+          String message = ProviderErrors.sanitize(error.path("message").asText(""));
+          if (!assembler.hasOutput()) {
+            int status = statusOf(errorType);
+            failure = ProviderException.answered(status, "["
+                + ProviderErrors.kindOf(status, errorType, null, message).code() + "] "
+                + errorType + ": " + message, null);
+          } else {
+            failure = failure("the stream reported " + errorType + ": " + message, null);
+          }
+          break;
+        }
+        default:
+          // ping and future event types carry nothing to translate.
+          break;
+      }
+    }
+
+    private void emit(ChunkDelta delta, String finishReason, Usage usage) {
+      ChatChunk chunk = new ChatChunk(id, "chat.completion.chunk", created, model,
+          List.of(new ChunkChoice(0, delta, finishReason, null)), usage, null);
+      assembler.add(chunk);
+      if (!sink.accept(chunk)) {
+        cancelled = true;
+      }
+    }
+  }
+
+  static int statusOf(String errorType) {
+    switch (errorType) {
+      case "invalid_request_error":
+        return 400;
+      case "authentication_error":
+        return 401;
+      case "permission_error":
+        return 403;
+      case "not_found_error":
+        return 404;
+      case "request_too_large":
+        return 413;
+      case "rate_limit_error":
+        return 429;
+      case "overloaded_error":
+        return 529;
+      default:
+        return 500;
+    }
+  }
+
+  private HttpRequest.Builder httpRequest(ProviderCall call, boolean stream) {
+    byte[] body;
+    String key;
+    try {
+      body = Json.mapper().writeValueAsBytes(translateRequest(call.request(), stream));
+      key = credential == null ? null : credential.secret();
+    } catch (JsonProcessingException | RuntimeException e) {
+      throw ProviderException.notSent("[" + ProviderErrorKind.NOT_SENT.code() + "] "
+          + transport.name() + ": the request could not be prepared ("
+          + e.getClass().getSimpleName() + ")", e);
+    }
+    String base = baseUri.toString();
+    if (base.endsWith("/")) {
+      base = base.substring(0, base.length() - 1);
+    }
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/v1/messages"))
+        .header("content-type", "application/json")
+        .header("accept", stream ? "text/event-stream" : "application/json")
+        .header("anthropic-version", version)
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    if (key != null) {
+      b.header("x-api-key", key);
+    }
+    headers.forEach(b::header);
+    return b;
+  }
+
+  @Override
+  public String toString() {
+    return "AnthropicProvider(" + transport.name() + ", " + baseUri + ")";
+  }
+
+  /**
+   * Builds an {@link AnthropicProvider}. Setters fail fast on null and bad values. Not
+   * thread-safe.
+   */
+  public static final class Builder {
+    private String name = "anthropic";
+    private URI baseUri = URI.create("https://api.anthropic.com");
+    private String version = DEFAULT_VERSION;
+    private Credential credential;
+    private int defaultMaxTokens = 4096;
+    private final Map<String, String> headers = new LinkedHashMap<>();
+    private HttpTimeouts timeouts = HttpTimeouts.ofDefaults();
+    private HttpClient httpClient;
+    private Clock clock = Clock.system();
+
+    private Builder() {}
+
+    /**
+     * Sets the name used in error messages. Default {@code "anthropic"}.
+     *
+     * @param value the name
+     * @return this builder
+     * @throws NullPointerException if value is null
+     */
+    public Builder name(String value) {
+      this.name = Objects.requireNonNull(value, "name");
+      return this;
+    }
+
+    /**
+     * Sets the API origin; attempts go to {@code {baseUri}/v1/messages}. Default
+     * {@code https://api.anthropic.com}.
+     *
+     * @param value the origin
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalArgumentException if the scheme is not http or https
+     */
+    public Builder baseUri(URI value) {
+      Objects.requireNonNull(value, "baseUri");
+      if (!"http".equals(value.getScheme()) && !"https".equals(value.getScheme())) {
+        throw new IllegalArgumentException("baseUri must be http or https: " + value);
+      }
+      this.baseUri = value;
+      return this;
+    }
+
+    /**
+     * Sets the {@code anthropic-version} header. Default {@link #DEFAULT_VERSION}.
+     *
+     * @param value the version
+     * @return this builder
+     * @throws NullPointerException if value is null
+     */
+    public Builder version(String value) {
+      this.version = Objects.requireNonNull(value, "version");
+      return this;
+    }
+
+    /**
+     * Sets the credential, sent as {@code x-api-key}.
+     *
+     * @param value the credential
+     * @return this builder
+     * @throws NullPointerException if value is null
+     */
+    public Builder credential(Credential value) {
+      this.credential = Objects.requireNonNull(value, "credential");
+      return this;
+    }
+
+    /**
+     * Sets the {@code max_tokens} sent when the request has no output cap (the Messages API
+     * requires one). Default 4096.
+     *
+     * @param value the cap
+     * @return this builder
+     * @throws IllegalArgumentException if value is below 1
+     */
+    public Builder defaultMaxTokens(int value) {
+      if (value < 1) {
+        throw new IllegalArgumentException("defaultMaxTokens must be positive: " + value);
+      }
+      this.defaultMaxTokens = value;
+      return this;
+    }
+
+    /**
+     * Adds a header sent with every attempt (for example {@code anthropic-beta}).
+     *
+     * @param name the header name
+     * @param value the value
+     * @return this builder
+     * @throws NullPointerException if an argument is null
+     */
+    public Builder header(String name, String value) {
+      headers.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+      return this;
+    }
+
+    /**
+     * Sets the timeouts. Default {@link HttpTimeouts#ofDefaults()}.
+     *
+     * @param value the timeouts
+     * @return this builder
+     * @throws NullPointerException if value is null
+     */
+    public Builder timeouts(HttpTimeouts value) {
+      this.timeouts = Objects.requireNonNull(value, "timeouts");
+      return this;
+    }
+
+    /**
+     * Shares an existing client (its connection pool, executor and connect timeout).
+     *
+     * @param value the client
+     * @return this builder
+     * @throws NullPointerException if value is null
+     */
+    public Builder httpClient(HttpClient value) {
+      this.httpClient = Objects.requireNonNull(value, "httpClient");
+      return this;
+    }
+
+    /**
+     * Sets the clock used for deadlines, HTTP-date retry hints and response timestamps.
+     *
+     * @param value the clock
+     * @return this builder
+     * @throws NullPointerException if value is null
+     */
+    public Builder clock(Clock value) {
+      this.clock = Objects.requireNonNull(value, "clock");
+      return this;
+    }
+
+    /**
+     * Builds the provider.
+     *
+     * @return the provider
+     */
+    public AnthropicProvider build() {
+      return new AnthropicProvider(this);
+    }
+  }
+}

@@ -1,0 +1,375 @@
+package io.pointsman.provider;
+
+import io.pointsman.Clock;
+import io.pointsman.PointsmanException;
+import io.pointsman.model.ChatChunk;
+import io.pointsman.model.ChatRequest;
+import io.pointsman.model.ChatResponse;
+import io.pointsman.model.Json;
+import io.pointsman.model.StreamOptions;
+import io.pointsman.spi.ChunkSink;
+import io.pointsman.spi.Provider;
+import io.pointsman.spi.ProviderCall;
+import io.pointsman.spi.ProviderException;
+import io.pointsman.spi.ProviderReply;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A {@link Provider} for the OpenAI Chat Completions API and the servers that speak it: OpenAI,
+ * Azure OpenAI (deployment paths, {@code api-version}, {@code api-key} header) and self-hosted
+ * servers (vLLM, llama.cpp, Ollama and others). Requests and responses are already in the
+ * OpenAI shape, so translation is limited to the stream flag and asking for usage in streams
+ * ({@code stream_options.include_usage}); the usage-only chunk is passed to the caller only
+ * when the caller asked for it. Each adapter holds one {@link HttpClient}, so connections to its
+ * endpoint are reused. Never logs a key or a prompt.
+ *
+ * <pre>{@code
+ * Provider openai = OpenAiProvider.builder()
+ *     .baseUri(URI.create("https://api.openai.com/v1"))
+ *     .credential(Credential.fromEnvironment("OPENAI_API_KEY"))
+ *     .build();
+ * Provider azure = OpenAiProvider.builder()
+ *     .azure(URI.create("https://my-resource.openai.azure.com"), "2024-10-21")
+ *     .credential(Credential.fromEnvironment("AZURE_OPENAI_API_KEY"))
+ *     .build();   // the deployment's providerModel is the Azure deployment name
+ * }</pre>
+ *
+ * <p>Thread-safe; failures are reported as {@link ProviderException} per the table in
+ * {@code docs/providers.md}.
+ */
+public final class OpenAiProvider implements Provider {
+  private final URI baseUri;
+  private final String azureApiVersion;
+  private final Credential credential;
+  private final Map<String, String> headers;
+  private final ProviderTransport transport;
+
+  private OpenAiProvider(Builder b) {
+    this.baseUri = b.baseUri;
+    this.azureApiVersion = b.azureApiVersion;
+    this.credential = b.credential;
+    this.headers = Map.copyOf(b.headers);
+    HttpClient client = b.httpClient != null ? b.httpClient
+        : ProviderTransport.defaultClient(b.timeouts);
+    this.transport = new ProviderTransport(b.name, client, b.timeouts, b.clock);
+  }
+
+  /**
+   * Returns a new builder.
+   *
+   * @return a builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Returns the URI an attempt for this provider model is posted to.
+   *
+   * @param providerModel the deployment's provider model (on Azure, the deployment name)
+   * @return the endpoint
+   */
+  public URI endpoint(String providerModel) {
+    String base = baseUri.toString();
+    if (base.endsWith("/")) {
+      base = base.substring(0, base.length() - 1);
+    }
+    if (azureApiVersion == null) {
+      return URI.create(base + "/chat/completions");
+    }
+    return URI.create(base + "/openai/deployments/"
+        + URLEncoder.encode(providerModel, StandardCharsets.UTF_8).replace("+", "%20")
+        + "/chat/completions?api-version="
+        + URLEncoder.encode(azureApiVersion, StandardCharsets.UTF_8));
+  }
+
+  @Override
+  public ProviderReply send(ProviderCall call) {
+    ChatRequest request = wireRequest(call.request(), false);
+    ProviderTransport.Response response = transport.open(httpRequest(call, request), call);
+    if (response.status >= 300) {
+      throw ProviderErrors.fromStatus(response.status, response.headers,
+          transport.readAll(response, true), transport.clock().now());
+    }
+    byte[] body = transport.readAll(response, false);
+    ChatResponse decoded;
+    try {
+      decoded = Json.readResponse(body);
+    } catch (PointsmanException e) {
+      throw ProviderErrors.undecodable(transport.name(), "the response is not a chat"
+          + " completion: " + e.getMessage(), e);
+    }
+    return ProviderReply.of(decoded);
+  }
+
+  @Override
+  public ProviderReply stream(ProviderCall call, ChunkSink sink) {
+    ChatRequest original = call.request();
+    boolean callerWantsUsage = original.streamOptions() != null
+        && Boolean.TRUE.equals(original.streamOptions().includeUsage());
+    ChatRequest request = wireRequest(original, true);
+    ProviderTransport.Response response = transport.open(httpRequest(call, request), call);
+    if (response.status >= 300) {
+      throw ProviderErrors.fromStatus(response.status, response.headers,
+          transport.readAll(response, true), transport.clock().now());
+    }
+    StreamAssembler assembler = new StreamAssembler();
+    boolean[] done = new boolean[1];
+    boolean[] cancelled = new boolean[1];
+    RuntimeException[] failure = new RuntimeException[1];
+    SseParser parser = new SseParser(event -> {
+      if (done[0] || cancelled[0] || failure[0] != null) {
+        return;
+      }
+      String data = event.data();
+      if (data.equals("[DONE]")) {
+        done[0] = true;
+        return;
+      }
+      ChatChunk chunk;
+      try {
+        chunk = Json.readChunk(data.getBytes(StandardCharsets.UTF_8));
+      } catch (PointsmanException e) {
+        failure[0] = streamFailure(assembler, "a stream event is not a chunk: "
+            + e.getMessage(), e);
+        return;
+      }
+      if (chunk.extra().containsKey("error")) {
+        failure[0] = streamFailure(assembler, "the stream reported an error: "
+            + ProviderErrors.sanitize(chunk.extra().get("error").toString()), null);
+        return;
+      }
+      assembler.add(chunk);
+      boolean usageOnly = chunk.choices().isEmpty();
+      if (usageOnly && (chunk.usage() == null || !callerWantsUsage)) {
+        // Azure's prompt-filter preamble, or usage the caller did not ask for.
+        return;
+      }
+      if (!sink.accept(chunk)) {
+        cancelled[0] = true;
+      }
+    });
+    try {
+      transport.stream(response, parser::feed,
+          () -> done[0] || cancelled[0] || failure[0] != null);
+    } catch (SseException e) {
+      throw streamFailure(assembler, e.getMessage(), e);
+    }
+    if (failure[0] != null) {
+      response.body.cancel();
+      throw failure[0];
+    }
+    if (!done[0] && !cancelled[0]) {
+      throw ProviderErrors.interrupted(transport.name(),
+          "the stream ended without its [DONE] terminator", null);
+    }
+    ChatResponse assembled = assembler.response(call.request().model(),
+        transport.clock().now().getEpochSecond());
+    // A cancelled stream's usage is unknown to the provider's report: the gateway estimates it.
+    return new ProviderReply(assembled, cancelled[0] ? null : assembler.usage(), false);
+  }
+
+  private ProviderException streamFailure(StreamAssembler assembler, String what,
+      Throwable cause) {
+    String kind = assembler.hasOutput() ? ProviderErrorKind.STREAM_ERROR.code()
+        : ProviderErrorKind.UNDECODABLE_RESPONSE.code();
+    return ProviderException.unknownOutcome("[" + kind + "] " + transport.name() + ": " + what,
+        cause);
+  }
+
+  private static ChatRequest wireRequest(ChatRequest r, boolean stream) {
+    StreamOptions options = null;
+    if (stream) {
+      Map<String, com.fasterxml.jackson.databind.JsonNode> extra = r.streamOptions() == null
+          ? null : r.streamOptions().extra();
+      options = new StreamOptions(true, extra);
+    }
+    return new ChatRequest(r.model(), r.messages(), r.tools(), r.toolChoice(), r.temperature(),
+        r.topP(), r.maxTokens(), r.maxCompletionTokens(), r.stop(), r.seed(),
+        r.responseFormat(), r.user(), r.metadata(), stream ? Boolean.TRUE : null, options,
+        r.n(), r.extra());
+  }
+
+  private HttpRequest.Builder httpRequest(ProviderCall call, ChatRequest request) {
+    byte[] body;
+    String key;
+    try {
+      body = Json.mapper().writeValueAsBytes(request);
+      key = credential == null ? null : credential.secret();
+    } catch (com.fasterxml.jackson.core.JsonProcessingException | RuntimeException e) {
+      throw ProviderException.notSent("[" + ProviderErrorKind.NOT_SENT.code() + "] "
+          + transport.name() + ": the request could not be prepared ("
+          + e.getClass().getSimpleName() + ")", e);
+    }
+    HttpRequest.Builder b = HttpRequest.newBuilder(endpoint(call.deployment().providerModel()))
+        .header("content-type", "application/json")
+        .header("accept", request.isStream() ? "text/event-stream" : "application/json")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    if (key != null) {
+      if (azureApiVersion != null) {
+        b.header("api-key", key);
+      } else {
+        b.header("authorization", "Bearer " + key);
+      }
+    }
+    headers.forEach(b::header);
+    return b;
+  }
+
+  @Override
+  public String toString() {
+    return "OpenAiProvider(" + transport.name() + ", " + baseUri
+        + (azureApiVersion == null ? "" : ", azure " + azureApiVersion) + ")";
+  }
+
+  /**
+   * Builds an {@link OpenAiProvider}. Setters fail fast on null and bad values. Not
+   * thread-safe.
+   */
+  public static final class Builder {
+    private String name = "openai";
+    private URI baseUri;
+    private String azureApiVersion;
+    private Credential credential;
+    private final Map<String, String> headers = new LinkedHashMap<>();
+    private HttpTimeouts timeouts = HttpTimeouts.ofDefaults();
+    private HttpClient httpClient;
+    private Clock clock = Clock.system();
+
+    private Builder() {}
+
+    /**
+     * Sets the name used in error messages. Default {@code "openai"}.
+     *
+     * @param value the name
+     * @return this builder
+     * @throws NullPointerException if value is null
+     */
+    public Builder name(String value) {
+      this.name = Objects.requireNonNull(value, "name");
+      return this;
+    }
+
+    /**
+     * Sets the API base, up to and including the version segment, for example
+     * {@code https://api.openai.com/v1} or {@code http://127.0.0.1:8000/v1}.
+     *
+     * @param value the base URI
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalArgumentException if the scheme is not http or https
+     */
+    public Builder baseUri(URI value) {
+      Objects.requireNonNull(value, "baseUri");
+      if (!"http".equals(value.getScheme()) && !"https".equals(value.getScheme())) {
+        throw new IllegalArgumentException("baseUri must be http or https: " + value);
+      }
+      this.baseUri = value;
+      return this;
+    }
+
+    /**
+     * Targets Azure OpenAI: attempts go to
+     * {@code {resource}/openai/deployments/{providerModel}/chat/completions?api-version=...}
+     * with the key in the {@code api-key} header.
+     *
+     * @param resource the resource endpoint, for example
+     *     {@code https://my-resource.openai.azure.com}
+     * @param apiVersion the API version, for example {@code 2024-10-21}
+     * @return this builder
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if apiVersion is blank or the scheme is not http(s)
+     */
+    public Builder azure(URI resource, String apiVersion) {
+      baseUri(resource);
+      Objects.requireNonNull(apiVersion, "apiVersion");
+      if (apiVersion.isBlank()) {
+        throw new IllegalArgumentException("apiVersion must not be blank");
+      }
+      this.azureApiVersion = apiVersion;
+      return this;
+    }
+
+    /**
+     * Sets the credential. Without one no key is sent (local servers).
+     *
+     * @param value the credential
+     * @return this builder
+     * @throws NullPointerException if value is null
+     */
+    public Builder credential(Credential value) {
+      this.credential = Objects.requireNonNull(value, "credential");
+      return this;
+    }
+
+    /**
+     * Adds a header sent with every attempt (for example {@code OpenAI-Organization}).
+     *
+     * @param name the header name
+     * @param value the value
+     * @return this builder
+     * @throws NullPointerException if an argument is null
+     */
+    public Builder header(String name, String value) {
+      headers.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+      return this;
+    }
+
+    /**
+     * Sets the timeouts. Default {@link HttpTimeouts#ofDefaults()}. The connect timeout applies
+     * only to the client this builder creates.
+     *
+     * @param value the timeouts
+     * @return this builder
+     * @throws NullPointerException if value is null
+     */
+    public Builder timeouts(HttpTimeouts value) {
+      this.timeouts = Objects.requireNonNull(value, "timeouts");
+      return this;
+    }
+
+    /**
+     * Shares an existing client (its connection pool, executor and connect timeout).
+     *
+     * @param value the client
+     * @return this builder
+     * @throws NullPointerException if value is null
+     */
+    public Builder httpClient(HttpClient value) {
+      this.httpClient = Objects.requireNonNull(value, "httpClient");
+      return this;
+    }
+
+    /**
+     * Sets the clock used for deadlines, HTTP-date retry hints and stream timestamps.
+     *
+     * @param value the clock
+     * @return this builder
+     * @throws NullPointerException if value is null
+     */
+    public Builder clock(Clock value) {
+      this.clock = Objects.requireNonNull(value, "clock");
+      return this;
+    }
+
+    /**
+     * Builds the provider.
+     *
+     * @return the provider
+     * @throws IllegalStateException if no base URI was set
+     */
+    public OpenAiProvider build() {
+      if (baseUri == null) {
+        throw new IllegalStateException("no endpoint: set baseUri(...) or azure(...)");
+      }
+      return new OpenAiProvider(this);
+    }
+  }
+}

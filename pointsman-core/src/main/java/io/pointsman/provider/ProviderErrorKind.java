@@ -1,0 +1,76 @@
+package io.pointsman.provider;
+
+import io.pointsman.spi.ProviderException;
+import java.util.Locale;
+
+/**
+ * What kind of failure a provider adapter reported. The adapters in this package put the kind's
+ * {@link #code()} in square brackets into every {@link ProviderException} message they create,
+ * and {@link #of(ProviderException)} reads it back, so that a host can tell a context-length
+ * refusal from an authentication failure without parsing provider prose. Immutable.
+ */
+public enum ProviderErrorKind {
+  /** The prompt does not fit the model's context window (HTTP 400 or 413). Not retryable. */
+  CONTEXT_LENGTH,
+  /** The provider rejected the adapter's credential (HTTP 401). Not retryable. */
+  AUTHENTICATION,
+  /** The credential may not use this model or resource (HTTP 403). Not retryable. */
+  PERMISSION,
+  /** The provider rate-limited the attempt (HTTP 429). Retryable, often with retry-after. */
+  RATE_LIMITED,
+  /** The provider is overloaded (HTTP 503, Anthropic 529). Retryable. */
+  OVERLOADED,
+  /** Any other 5xx. Retryable. */
+  SERVER_ERROR,
+  /** The provider timed out the request (HTTP 408) or reports a conflict (409). Retryable. */
+  TRANSIENT,
+  /** The model or path does not exist at the provider (HTTP 404). Not retryable. */
+  NOT_FOUND,
+  /** Any other 4xx: the request is invalid for this provider. Not retryable. */
+  INVALID_REQUEST,
+  /** No connection could be made, or the request could not be built: nothing was sent. */
+  NOT_SENT,
+  /** The provider did not start answering within the first-byte timeout or the deadline. */
+  NO_RESPONSE,
+  /** The response body stopped (reset, cut, silence beyond the between-chunk timeout). */
+  INTERRUPTED,
+  /** The provider answered 2xx with a body that cannot be decoded. */
+  UNDECODABLE_RESPONSE,
+  /** A stream reported an error event after it started. */
+  STREAM_ERROR;
+
+  /**
+   * Returns the code used in exception messages.
+   *
+   * @return the lower-case code, for example {@code "context_length"}
+   */
+  public String code() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * Reads the kind an adapter of this package put into an exception's message.
+   *
+   * @param failure the exception
+   * @return the kind, or {@code null} when the exception did not come from these adapters
+   * @throws NullPointerException if failure is null
+   */
+  public static ProviderErrorKind of(ProviderException failure) {
+    String message = failure.getMessage();
+    int open = message.indexOf('[');
+    while (open >= 0) {
+      int close = message.indexOf(']', open);
+      if (close < 0) {
+        return null;
+      }
+      String code = message.substring(open + 1, close);
+      for (ProviderErrorKind kind : values()) {
+        if (kind.code().equals(code)) {
+          return kind;
+        }
+      }
+      open = message.indexOf('[', close);
+    }
+    return null;
+  }
+}

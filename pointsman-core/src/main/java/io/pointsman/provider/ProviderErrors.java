@@ -1,0 +1,201 @@
+package io.pointsman.provider;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pointsman.model.Json;
+import io.pointsman.spi.ProviderException;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+
+/** Maps HTTP outcomes of both adapters onto {@link ProviderException}. Stateless. */
+final class ProviderErrors {
+  /** Provider messages are cut to this length: they are for logs, and may echo input. */
+  static final int MAX_MESSAGE_CHARS = 200;
+
+  private ProviderErrors() {}
+
+  /**
+   * Maps an error status and its body.
+   *
+   * @param status the HTTP status, 300 or above
+   * @param headers the response headers
+   * @param body the response body (possibly partial)
+   * @param now the current time, for HTTP-date retry-after values
+   */
+  static ProviderException fromStatus(int status, HttpHeaders headers, byte[] body, Instant now) {
+    String type = null;
+    String code = null;
+    String message = null;
+    try {
+      JsonNode root = Json.mapper().readTree(body);
+      JsonNode error = root == null ? null : root.get("error");
+      if (error != null && error.isObject()) {
+        type = text(error.get("type"));
+        code = text(error.get("code"));
+        message = text(error.get("message"));
+      } else if (error != null && error.isTextual()) {
+        message = error.asText();
+      }
+    } catch (IOException | RuntimeException e) {
+      // Not JSON (a proxy's HTML page, for example): the status alone decides.
+    }
+    ProviderErrorKind kind = kindOf(status, type, code, message);
+    String detail = "[" + kind.code() + "]" + (code != null ? " " + sanitize(code) : "")
+        + (type != null && !type.equals(code) ? " " + sanitize(type) : "")
+        + (message != null ? ": " + sanitize(message) : "");
+    // A context-length refusal is the caller's request not fitting, whatever the status says.
+    int reported = kind == ProviderErrorKind.CONTEXT_LENGTH ? 400 : status;
+    if (reported != status) {
+      detail = detail + " (HTTP " + status + ")";
+    }
+    return ProviderException.answered(reported, detail, retryAfter(headers, now));
+  }
+
+  static ProviderErrorKind kindOf(int status, String type, String code, String message) {
+    String all = ((type == null ? "" : type) + " " + (code == null ? "" : code) + " "
+        + (message == null ? "" : message)).toLowerCase(Locale.ROOT);
+    if (status == 413 || ((status == 400 || status == 422)
+        && (all.contains("context_length") || all.contains("context length")
+            || all.contains("context window") || all.contains("prompt is too long")
+            || all.contains("too many tokens") || all.contains("maximum context")))) {
+      return ProviderErrorKind.CONTEXT_LENGTH;
+    }
+    switch (status) {
+      case 401:
+        return ProviderErrorKind.AUTHENTICATION;
+      case 403:
+        return ProviderErrorKind.PERMISSION;
+      case 404:
+        return ProviderErrorKind.NOT_FOUND;
+      case 408:
+      case 409:
+        return ProviderErrorKind.TRANSIENT;
+      case 429:
+        return ProviderErrorKind.RATE_LIMITED;
+      case 503:
+      case 529:
+        return ProviderErrorKind.OVERLOADED;
+      default:
+        if (status >= 500) {
+          return ProviderErrorKind.SERVER_ERROR;
+        }
+        return ProviderErrorKind.INVALID_REQUEST;
+    }
+  }
+
+  /**
+   * Reads the provider's retry hint: OpenAI's {@code retry-after-ms} first (milliseconds,
+   * possibly fractional), then {@code retry-after} as delta-seconds (possibly fractional) or
+   * as an HTTP-date.
+   *
+   * @return the pause, never negative, or {@code null} when absent or unreadable
+   */
+  static Duration retryAfter(HttpHeaders headers, Instant now) {
+    String ms = headers.firstValue("retry-after-ms").orElse(null);
+    if (ms != null) {
+      Duration d = decimal(ms.trim(), 1_000_000L);
+      if (d != null) {
+        return d;
+      }
+    }
+    String value = headers.firstValue("retry-after").orElse(null);
+    if (value == null) {
+      return null;
+    }
+    return parseRetryAfter(value, now);
+  }
+
+  static Duration parseRetryAfter(String value, Instant now) {
+    String v = value.trim();
+    if (v.isEmpty()) {
+      return null;
+    }
+    if (Character.isDigit(v.charAt(0)) || v.charAt(0) == '.') {
+      return decimal(v, 1_000_000_000L);
+    }
+    try {
+      Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+      Duration d = Duration.between(now, at);
+      return d.isNegative() ? Duration.ZERO : d;
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  private static Duration decimal(String v, long nanosPerUnit) {
+    try {
+      BigDecimal amount = new BigDecimal(v);
+      if (amount.signum() < 0) {
+        return null;
+      }
+      // A day is far beyond any sensible hint; capping keeps the arithmetic exact.
+      BigDecimal nanos = amount.multiply(BigDecimal.valueOf(nanosPerUnit))
+          .min(BigDecimal.valueOf(86_400_000_000_000L));
+      return Duration.ofNanos(nanos.longValue());
+    } catch (NumberFormatException | ArithmeticException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Maps a failure to get response headers. A connect failure means nothing was sent; any
+   * other failure may have happened after the provider received the request.
+   */
+  static ProviderException fromSendFailure(String provider, Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof HttpConnectTimeoutException || t instanceof ConnectException
+          || t instanceof UnresolvedAddressException || t instanceof UnknownHostException
+          || t instanceof NoRouteToHostException) {
+        return ProviderException.notSent("[" + ProviderErrorKind.NOT_SENT.code() + "] "
+            + provider + ": could not connect (" + t.getClass().getSimpleName() + ")", failure);
+      }
+    }
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof HttpTimeoutException) {
+        return ProviderException.unknownOutcome("[" + ProviderErrorKind.NO_RESPONSE.code()
+            + "] " + provider + ": no response within the first-byte timeout", failure);
+      }
+    }
+    return ProviderException.unknownOutcome("[" + ProviderErrorKind.INTERRUPTED.code() + "] "
+        + provider + ": the connection failed after the send ("
+        + failure.getClass().getSimpleName() + ")", failure);
+  }
+
+  static ProviderException interrupted(String provider, String what, Throwable cause) {
+    return ProviderException.unknownOutcome("[" + ProviderErrorKind.INTERRUPTED.code() + "] "
+        + provider + ": " + what, cause);
+  }
+
+  static ProviderException undecodable(String provider, String what, Throwable cause) {
+    return ProviderException.unknownOutcome("["
+        + ProviderErrorKind.UNDECODABLE_RESPONSE.code() + "] " + provider + ": " + what, cause);
+  }
+
+  static String sanitize(String s) {
+    StringBuilder out = new StringBuilder(Math.min(s.length(), MAX_MESSAGE_CHARS + 1));
+    for (int i = 0; i < s.length() && out.length() < MAX_MESSAGE_CHARS; i++) {
+      char c = s.charAt(i);
+      out.append(Character.isISOControl(c) ? ' ' : c);
+    }
+    if (s.length() > MAX_MESSAGE_CHARS) {
+      out.append('…');
+    }
+    return out.toString();
+  }
+
+  private static String text(JsonNode node) {
+    return node == null || node.isNull() ? null : node.asText();
+  }
+}
