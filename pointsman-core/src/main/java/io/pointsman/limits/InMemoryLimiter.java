@@ -1,61 +1,36 @@
 package io.pointsman.limits;
 
-import io.pointsman.PointsmanException;
-import io.pointsman.Stages;
-import io.pointsman.Status;
+import io.pointsman.Clock;
 import io.pointsman.spi.Admission;
+import io.pointsman.spi.DispatchIntent;
 import io.pointsman.spi.Limiter;
 import io.pointsman.spi.Reservation;
-import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.Map;
 
 /**
- * The default {@link Limiter}: budgets (in micro-units, over the limiter's lifetime) and
- * concurrency limits per scope, held in memory. A call is reserved in every matching rule or
- * in none: the matching rules are locked in one global order (registration order), checked,
- * and updated together, so there is no global lock and no deadlock. A reservation holds the
- * call's worst case; settlement charges the actual cost and frees the rest.
+ * The default {@link Limiter} for one gateway instance: a {@link CounterLimiter} over an
+ * {@link InProcessCounterStore}. Budgets (over the lifetime or calendar periods), concurrency,
+ * requests and tokens per minute, per key, team, org, tag, model or globally; a call is
+ * reserved in every matching rule or in none, without a global lock. At start, rebuild the
+ * budgets from the ledger and the journal with {@link #rebuild}.
  *
- * <p>Thread-safe. Periods, rate limits and shared Redis counters belong to the limits module.
+ * <p>Thread-safe.
  *
  * <pre>{@code
  * InMemoryLimiter limiter = InMemoryLimiter.builder()
  *     .budget(Scope.team("t1"), 5_000_000)   // 5 currency units
+ *     .budget(Scope.org("acme"), Period.daily(ZoneId.of("America/New_York")), 50_000_000)
  *     .concurrency(Scope.key("key-1"), 8)
  *     .build();
  * }</pre>
  */
 public final class InMemoryLimiter implements Limiter {
+  private final CounterLimiter delegate;
 
-  private static final class Rule {
-    final int order;
-    final Scope scope;
-    final boolean budget;
-    final long limit;
-    final ReentrantLock lock = new ReentrantLock();
-    long spent;
-    long held;
-    long inflight;
-
-    Rule(int order, Scope scope, boolean budget, long limit) {
-      this.order = order;
-      this.scope = scope;
-      this.budget = budget;
-      this.limit = limit;
-    }
-
-    String name() {
-      return (budget ? "budget:" : "concurrency:") + scope;
-    }
-  }
-
-  private final List<Rule> rules;
-
-  private InMemoryLimiter(List<Rule> rules) {
-    this.rules = List.copyOf(rules);
+  private InMemoryLimiter(CounterLimiter delegate) {
+    this.delegate = delegate;
   }
 
   /**
@@ -69,73 +44,26 @@ public final class InMemoryLimiter implements Limiter {
 
   @Override
   public Reservation reserve(Admission admission) {
-    List<Rule> matched = new ArrayList<>(4);
-    for (Rule rule : rules) {
-      if (rule.scope.matches(admission)) {
-        matched.add(rule);
-      }
-    }
-    if (matched.isEmpty()) {
-      return Reservation.none(admission.eventId());
-    }
-    long hold = admission.worstCaseMicros();
-    boolean anyBudget = false;
-    // Rules are already in global order; locking in that order cannot deadlock.
-    int locked = 0;
-    try {
-      for (Rule rule : matched) {
-        rule.lock.lock();
-        locked++;
-      }
-      for (Rule rule : matched) {
-        if (rule.budget) {
-          anyBudget = true;
-          long available = rule.limit - rule.spent - rule.held;
-          if (hold > available) {
-            throw PointsmanException.denied(Status.PAYMENT_REQUIRED, Stages.RATELIMIT_RESERVE,
-                rule.name(), "budget " + rule.scope + " exhausted: " + Math.max(available, 0)
-                    + " of " + rule.limit + " micro-units available, this call may cost up to "
-                    + hold);
-          }
-        } else if (rule.inflight >= rule.limit) {
-          throw PointsmanException.denied(Status.TOO_MANY_REQUESTS, Stages.RATELIMIT_RESERVE,
-              rule.name(), "concurrency limit " + rule.scope + " reached: " + rule.limit
-                  + " calls in flight");
-        }
-      }
-      for (Rule rule : matched) {
-        if (rule.budget) {
-          rule.held += hold;
-        } else {
-          rule.inflight++;
-        }
-      }
-    } finally {
-      for (int i = locked - 1; i >= 0; i--) {
-        matched.get(i).lock.unlock();
-      }
-    }
-    return new Held(admission.eventId(), matched, anyBudget ? hold : 0);
+    return delegate.reserve(admission);
   }
 
   /**
-   * Returns a budget's counters.
+   * Returns the counters of the first budget on a scope, in the current period.
    *
    * @param scope the budget's scope
    * @return the state, or {@code null} when no budget has that scope
    */
   public BudgetState budget(Scope scope) {
-    for (Rule rule : rules) {
-      if (rule.budget && rule.scope.equals(scope)) {
-        rule.lock.lock();
-        try {
-          return new BudgetState(scope, rule.limit, rule.spent, rule.held);
-        } finally {
-          rule.lock.unlock();
-        }
-      }
-    }
-    return null;
+    return delegate.budget(scope);
+  }
+
+  /**
+   * Returns every budget's counters in the current period, by rule name.
+   *
+   * @return the states, in registration order
+   */
+  public Map<String, BudgetState> budgets() {
+    return delegate.budgets();
   }
 
   /**
@@ -145,92 +73,65 @@ public final class InMemoryLimiter implements Limiter {
    * @return the count, or -1 when no concurrency limit has that scope
    */
   public long inflight(Scope scope) {
-    for (Rule rule : rules) {
-      if (!rule.budget && rule.scope.equals(scope)) {
-        rule.lock.lock();
-        try {
-          return rule.inflight;
-        } finally {
-          rule.lock.unlock();
-        }
-      }
-    }
-    return -1;
+    return delegate.inflight(scope);
   }
 
-  private static final class Held implements Reservation {
-    private final String id;
-    private final List<Rule> rules;
-    private final long hold;
-    private final AtomicBoolean ended = new AtomicBoolean();
-
-    Held(String id, List<Rule> rules, long hold) {
-      this.id = id;
-      this.rules = rules;
-      this.hold = hold;
-    }
-
-    @Override
-    public String id() {
-      return id;
-    }
-
-    @Override
-    public long heldMicros() {
-      return hold;
-    }
-
-    @Override
-    public void settle(long actualMicros) {
-      if (actualMicros < 0) {
-        throw new IllegalArgumentException("actual cost must not be negative: " + actualMicros);
-      }
-      end(actualMicros);
-    }
-
-    @Override
-    public void release() {
-      end(0);
-    }
-
-    private void end(long charge) {
-      if (!ended.compareAndSet(false, true)) {
-        throw new IllegalStateException("reservation " + id + " was already settled or released");
-      }
-      for (Rule rule : rules) {
-        rule.lock.lock();
-        try {
-          if (rule.budget) {
-            rule.held -= hold;
-            rule.spent = Math.addExact(rule.spent, charge);
-          } else {
-            rule.inflight--;
-          }
-        } finally {
-          rule.lock.unlock();
-        }
-      }
-    }
+  /**
+   * Rebuilds the budgets from the system of record; see {@link CounterLimiter#rebuild}.
+   *
+   * @param spend where settled spend is read
+   * @param held the dispatch intents of calls that never settled
+   * @return one reservation per recovered hold, to settle or release once the ledger resolves it
+   * @throws NullPointerException if an argument is null
+   */
+  public List<Reservation> rebuild(SpendSource spend, Collection<DispatchIntent> held) {
+    return delegate.rebuild(spend, held);
   }
 
-  /** A builder of {@link InMemoryLimiter}; not thread-safe. */
+  /**
+   * Returns the underlying limiter.
+   *
+   * @return the counter limiter
+   */
+  public CounterLimiter limiter() {
+    return delegate;
+  }
+
+  /** A builder of {@link InMemoryLimiter}; see {@link CounterLimiter.Builder}. Not thread-safe. */
   public static final class Builder {
-    private final List<Rule> rules = new ArrayList<>();
+    private final CounterLimiter.Builder b = CounterLimiter.builder(new InProcessCounterStore());
 
     private Builder() {}
 
     /**
-     * Adds a budget.
+     * Adds a lifetime budget.
      *
      * @param scope what it applies to
      * @param limitMicros the limit in micro-units
      * @return this builder
      * @throws NullPointerException if scope is null
-     * @throws IllegalArgumentException if the limit is negative
-     * @throws IllegalStateException if the scope already has a budget
+     * @throws IllegalArgumentException if the limit is negative or too large
+     * @throws IllegalStateException if the scope already has a lifetime budget
      */
     public Builder budget(Scope scope, long limitMicros) {
-      return add(scope, true, limitMicros);
+      b.budget(scope, limitMicros);
+      return this;
+    }
+
+    /**
+     * Adds a budget over a period.
+     *
+     * @param scope what it applies to
+     * @param period the period
+     * @param limitMicros the limit in micro-units per period
+     * @return this builder
+     * @throws NullPointerException if scope or period is null
+     * @throws IllegalArgumentException if the limit is negative or too large
+     * @throws IllegalStateException if the scope already has a budget over that period
+     */
+    public Builder budget(Scope scope, Period period, long limitMicros) {
+      b.budget(scope, period, limitMicros);
+      return this;
     }
 
     /**
@@ -244,23 +145,50 @@ public final class InMemoryLimiter implements Limiter {
      * @throws IllegalStateException if the scope already has a concurrency limit
      */
     public Builder concurrency(Scope scope, int maxInFlight) {
-      if (maxInFlight < 1) {
-        throw new IllegalArgumentException("maxInFlight must be at least 1: " + maxInFlight);
-      }
-      return add(scope, false, maxInFlight);
+      b.concurrency(scope, maxInFlight);
+      return this;
     }
 
-    private Builder add(Scope scope, boolean budget, long limit) {
-      Objects.requireNonNull(scope, "scope");
-      if (limit < 0) {
-        throw new IllegalArgumentException("limit must not be negative: " + limit);
-      }
-      for (Rule r : rules) {
-        if (r.budget == budget && r.scope.equals(scope)) {
-          throw new IllegalStateException(r.name() + " was already set to " + r.limit);
-        }
-      }
-      rules.add(new Rule(rules.size(), scope, budget, limit));
+    /**
+     * Adds a requests-per-minute limit.
+     *
+     * @param scope what it applies to
+     * @param perMinute requests per minute
+     * @return this builder
+     * @throws NullPointerException if scope is null
+     * @throws IllegalArgumentException if out of range
+     * @throws IllegalStateException if the scope already has one
+     */
+    public Builder requestsPerMinute(Scope scope, long perMinute) {
+      b.requestsPerMinute(scope, perMinute);
+      return this;
+    }
+
+    /**
+     * Adds a tokens-per-minute limit.
+     *
+     * @param scope what it applies to
+     * @param perMinute tokens per minute
+     * @return this builder
+     * @throws NullPointerException if scope is null
+     * @throws IllegalArgumentException if out of range
+     * @throws IllegalStateException if the scope already has one
+     */
+    public Builder tokensPerMinute(Scope scope, long perMinute) {
+      b.tokensPerMinute(scope, perMinute);
+      return this;
+    }
+
+    /**
+     * Sets the clock. Default: {@link Clock#system()}.
+     *
+     * @param value the clock
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder clock(Clock value) {
+      b.clock(value);
       return this;
     }
 
@@ -270,11 +198,13 @@ public final class InMemoryLimiter implements Limiter {
      * @return the limiter
      */
     public InMemoryLimiter build() {
-      List<Rule> fresh = new ArrayList<>(rules.size());
-      for (Rule r : rules) {
-        fresh.add(new Rule(r.order, r.scope, r.budget, r.limit));
+      // A fresh store per build: two limiters from one builder share no counters.
+      CounterLimiter.Builder fresh = CounterLimiter.builder(new InProcessCounterStore());
+      b.rules.forEach(fresh::rule);
+      if (b.clock != null) {
+        fresh.clock(b.clock);
       }
-      return new InMemoryLimiter(fresh);
+      return new InMemoryLimiter(fresh.build());
     }
   }
 }

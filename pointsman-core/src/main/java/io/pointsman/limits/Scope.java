@@ -118,6 +118,30 @@ public record Scope(Kind kind, String id) {
     }
   }
 
+  /**
+   * Returns whether a call with these attributes falls in this scope: used when rebuilding from
+   * journaled dispatch intents, which carry the attributes but no admission.
+   *
+   * @param keyId the key id
+   * @param teamId the team id, or {@code null}
+   * @param orgId the org id, or {@code null}
+   * @param tags the call's tags
+   * @param model the canonical model name
+   * @return true if it matches
+   */
+  public boolean matches(String keyId, String teamId, String orgId,
+      java.util.Set<String> tags, String model) {
+    switch (kind) {
+      case GLOBAL: return true;
+      case KEY: return id.equals(keyId);
+      case TEAM: return id.equals(teamId);
+      case ORG: return id.equals(orgId);
+      case TAG: return tags.contains(id);
+      case MODEL: return id.equals(model);
+      default: throw new AssertionError(kind);
+    }
+  }
+
   @Override
   public String toString() {
     return kind == Kind.GLOBAL ? "global" : kind.name().toLowerCase(java.util.Locale.ROOT) + ":"

@@ -1,2 +1,5 @@
-/** Budgets and limits: scopes, rules and the in-process atomic multi-scope limiter. */
+/**
+ * Budgets and limits: scopes, periods, rules, the limiter over a
+ * {@link io.pointsman.spi.CounterStore} and its in-process store.
+ */
 package io.pointsman.limits;
