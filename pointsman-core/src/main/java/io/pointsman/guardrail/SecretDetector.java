@@ -1,0 +1,490 @@
+package io.pointsman.guardrail;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.zip.CRC32;
+
+/**
+ * Finds credentials in text: cloud provider keys, model provider keys, source-forge and chat
+ * tokens, private key blocks, JWTs and high-entropy values assigned to credential-like names.
+ *
+ * <p>One {@link LiteralMatcher} pass finds every place a credential can start (a format's fixed
+ * prefix, or a name such as {@code password}); a small parser then checks the format there,
+ * including its checksum where the format has one. Rules:
+ *
+ * <ul>
+ *   <li>{@code secret.aws_access_key}: {@code AKIA}/{@code ASIA}/{@code ABIA}/{@code ACCA} + 16
+ *       upper-case letters or digits;
+ *   <li>{@code secret.gcp_api_key}: {@code AIza} + 35 URL-safe characters;
+ *   <li>{@code secret.azure_storage_key}: {@code AccountKey=} + 86 base64 characters + {@code ==};
+ *   <li>{@code secret.azure_client_secret}: 3 characters, {@code 8Q~}, 31–34 characters;
+ *   <li>{@code secret.openai_key}: {@code sk-}, optionally {@code proj-}/{@code svcacct-}/{@code
+ *       admin-}, with the {@code T3BlbkFJ} marker, or the legacy 48 alphanumerics;
+ *   <li>{@code secret.anthropic_key}: {@code sk-ant-<kind><nn>-} + 90–110 characters ending in
+ *       {@code AA};
+ *   <li>{@code secret.github_token}: {@code ghp_}/{@code gho_}/{@code ghu_}/{@code ghs_}/{@code
+ *       ghr_} + 30 characters + a 6-character base62 CRC32 of those 30 (checked), or
+ *       {@code github_pat_} + 22 + {@code _} + 59 characters;
+ *   <li>{@code secret.gitlab_token}: {@code glpat-}, {@code gldt-}, {@code glrt-}, {@code
+ *       glptt-}, {@code glcbt-}, {@code glft-} + 20–64 URL-safe characters;
+ *   <li>{@code secret.slack_token}: {@code xox[abeprs]-} + numeric team/user ids + a secret part;
+ *       {@code secret.slack_webhook}: {@code hooks.slack.com/services/T…/B…/…};
+ *   <li>{@code secret.private_key}: a {@code -----BEGIN … PRIVATE KEY-----} block with at least
+ *       64 base64 characters of body, through its {@code -----END …-----} line when present;
+ *   <li>{@code secret.jwt}: three base64url segments whose header decodes to JSON naming
+ *       {@code "alg"};
+ *   <li>{@code secret.credential_assignment}: a name containing {@code password}, {@code secret},
+ *       {@code token}, {@code api_key}… assigned ({@code =}, {@code :}, {@code =>}) a value of
+ *       12–256 characters with letters and digits and at least {@value #MIN_ENTROPY} bits of
+ *       Shannon entropy per character (or 3.0 for values under 16 characters), that is no
+ *       reference, URL or placeholder.
+ * </ul>
+ *
+ * <p>Immutable and thread-safe; linear in the text's length.
+ */
+public final class SecretDetector implements Detector {
+  /** Minimum bits per character of a credential assignment's value of 16 characters or more. */
+  public static final double MIN_ENTROPY = 3.3;
+
+  /** Every rule this detector reports. */
+  public static final Set<String> RULES = Set.of(
+      "secret.aws_access_key", "secret.gcp_api_key", "secret.azure_storage_key",
+      "secret.azure_client_secret", "secret.openai_key", "secret.anthropic_key",
+      "secret.github_token", "secret.gitlab_token", "secret.slack_token", "secret.slack_webhook",
+      "secret.private_key", "secret.jwt", "secret.credential_assignment");
+
+  private enum Kind {
+    AWS, GCP, AZURE_STORAGE, AZURE_CLIENT, OPENAI, ANTHROPIC, GITHUB, GITHUB_PAT, GITLAB,
+    SLACK, SLACK_WEBHOOK, PRIVATE_KEY, JWT, ASSIGNMENT
+  }
+
+  private static final String BASE62 =
+      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  private static final String[] PLACEHOLDERS = {
+    "example", "changeme", "change_me", "placeholder", "your", "xxxx", "****", "....", "redacted",
+    "dummy", "sample", "<", ">", "${", "{{", "%(", "://", "password", "secret", "token"
+  };
+  private static final String[] NAME_SUFFIXES_NOT_SECRET = {
+    "url", "uri", "path", "file", "type", "name", "endpoint", "length", "count", "expir", "ttl",
+    "header", "limit", "size", "id", "_in", "ize", "prefix", "field", "param", "store"
+  };
+  private static final SecretDetector DEFAULT = new SecretDetector();
+
+  private final LiteralMatcher triggers;
+  private final Kind[] kinds;
+
+  private SecretDetector() {
+    LiteralMatcher.Builder b = LiteralMatcher.builder().caseInsensitive(true);
+    List<Kind> k = new ArrayList<>();
+    for (String p : new String[] {"AKIA", "ASIA", "ABIA", "ACCA"}) {
+      b.addExact(p);
+      k.add(Kind.AWS);
+    }
+    b.addExact("AIza");
+    k.add(Kind.GCP);
+    b.addExact("AccountKey=");
+    k.add(Kind.AZURE_STORAGE);
+    b.addExact("8Q~");
+    k.add(Kind.AZURE_CLIENT);
+    b.addExact("sk-");
+    k.add(Kind.OPENAI);
+    b.addExact("sk-ant-");
+    k.add(Kind.ANTHROPIC);
+    for (String p : new String[] {"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}) {
+      b.addExact(p);
+      k.add(Kind.GITHUB);
+    }
+    b.addExact("github_pat_");
+    k.add(Kind.GITHUB_PAT);
+    for (String p : new String[] {"glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-"}) {
+      b.addExact(p);
+      k.add(Kind.GITLAB);
+    }
+    for (String p : new String[] {"xoxa-", "xoxb-", "xoxe-", "xoxp-", "xoxr-", "xoxs-"}) {
+      b.addExact(p);
+      k.add(Kind.SLACK);
+    }
+    b.addExact("hooks.slack.com/services/");
+    k.add(Kind.SLACK_WEBHOOK);
+    b.addExact("-----BEGIN ");
+    k.add(Kind.PRIVATE_KEY);
+    b.addExact("eyJ");
+    k.add(Kind.JWT);
+    for (String p : new String[] {"password", "passwd", "pwd", "secret", "token", "apikey",
+        "api_key", "api-key", "access_key", "accesskey", "credential", "private_key"}) {
+      b.add(p);
+      k.add(Kind.ASSIGNMENT);
+    }
+    this.triggers = b.build();
+    this.kinds = k.toArray(new Kind[0]);
+  }
+
+  /**
+   * Returns the detector with every rule enabled.
+   *
+   * @return the shared instance
+   */
+  public static SecretDetector ofDefaults() {
+    return DEFAULT;
+  }
+
+  @Override
+  public String family() {
+    return "secret";
+  }
+
+  @Override
+  public void scan(CharSequence text, List<Finding> out) {
+    Objects.requireNonNull(out, "out");
+    triggers.find(text, (literal, start, end) -> {
+      check(kinds[literal], text, start, end, out);
+      return true;
+    });
+  }
+
+  private static void check(Kind kind, CharSequence t, int start, int end, List<Finding> out) {
+    switch (kind) {
+      case AWS -> {
+        if (!Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+          int e = Chars.run(t, end, Chars::isUpperOrDigit, 17);
+          if (e - end == 16 && !Chars.isAsciiAlnum(Chars.at(t, e))
+              && Chars.distinct(t, end, e) >= 6) {
+            out.add(new Finding("secret.aws_access_key", start, e));
+          }
+        }
+      }
+      case GCP -> {
+        if (!Chars.isBase64Url(Chars.at(t, start - 1))) {
+          int e = Chars.run(t, end, Chars::isBase64Url, 36);
+          if (e - end == 35 && Chars.distinct(t, end, e) >= 10) {
+            out.add(new Finding("secret.gcp_api_key", start, e));
+          }
+        }
+      }
+      case AZURE_STORAGE -> {
+        int e = Chars.run(t, end, Chars::isBase64, 87);
+        if (e - end == 86 && Chars.regionEquals(t, e, "==") && Chars.distinct(t, end, e) >= 16) {
+          out.add(new Finding("secret.azure_storage_key", end, e + 2));
+        }
+      }
+      case AZURE_CLIENT -> azureClientSecret(t, start, end, out);
+      case OPENAI -> openAi(t, start, end, out);
+      case ANTHROPIC -> anthropic(t, start, end, out);
+      case GITHUB -> {
+        if (!Chars.isBase64Url(Chars.at(t, start - 1))) {
+          int e = Chars.run(t, end, Chars::isAsciiAlnum, 37);
+          if (e - end == 36 && Chars.at(t, e) != '_' && githubChecksumValid(t, end)) {
+            out.add(new Finding("secret.github_token", start, e));
+          }
+        }
+      }
+      case GITHUB_PAT -> {
+        int a = Chars.run(t, end, Chars::isAsciiAlnum, 23);
+        if (a - end == 22 && Chars.at(t, a) == '_') {
+          int e = Chars.run(t, a + 1, Chars::isAsciiAlnum, 60);
+          if (e - a - 1 == 59 && Chars.at(t, e) != '_') {
+            out.add(new Finding("secret.github_token", start, e));
+          }
+        }
+      }
+      case GITLAB -> {
+        if (!Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+          int e = Chars.run(t, end, Chars::isBase64Url, 65);
+          int n = e - end;
+          if (n >= 20 && n <= 64 && Chars.distinct(t, end, e) >= 10 && hasDigit(t, end, e)) {
+            out.add(new Finding("secret.gitlab_token", start, e));
+          }
+        }
+      }
+      case SLACK -> slack(t, start, end, out);
+      case SLACK_WEBHOOK -> slackWebhook(t, start, end, out);
+      case PRIVATE_KEY -> privateKey(t, start, end, out);
+      case JWT -> jwt(t, start, out);
+      case ASSIGNMENT -> assignment(t, start, end, out);
+      default -> throw new AssertionError(kind);
+    }
+  }
+
+  private static boolean hasDigit(CharSequence t, int start, int end) {
+    for (int i = start; i < end; i++) {
+      if (Chars.isDigit(t.charAt(i))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean isAzureSecretChar(char c) {
+    return Chars.isAsciiAlnum(c) || c == '_' || c == '~' || c == '.' || c == '-';
+  }
+
+  private static void azureClientSecret(CharSequence t, int start, int end, List<Finding> out) {
+    int s = start - 3;
+    if (s < 0 || isAzureSecretChar(Chars.at(t, s - 1))) {
+      return;
+    }
+    for (int i = s; i < start; i++) {
+      if (!isAzureSecretChar(t.charAt(i))) {
+        return;
+      }
+    }
+    int e = Chars.run(t, end, SecretDetector::isAzureSecretChar, 35);
+    int n = e - end;
+    if (n >= 31 && n <= 34 && Chars.distinct(t, end, e) >= 12) {
+      out.add(new Finding("secret.azure_client_secret", s, e));
+    }
+  }
+
+  private static void openAi(CharSequence t, int start, int end, List<Finding> out) {
+    if (Chars.isBase64Url(Chars.at(t, start - 1)) || Chars.regionEquals(t, end, "ant-")) {
+      return;
+    }
+    int e = Chars.run(t, end, Chars::isBase64Url, 300);
+    int n = e - end;
+    if (n < 40 || n >= 300) {
+      return;
+    }
+    boolean marked = false;
+    for (int i = end; i + 8 <= e; i++) {
+      if (Chars.regionEquals(t, i, "T3BlbkFJ")) {
+        marked = true;
+        break;
+      }
+    }
+    boolean legacy = n == 48 && Chars.run(t, end, Chars::isAsciiAlnum, 48) == e
+        && Chars.distinct(t, end, e) >= 15;
+    if (marked || legacy) {
+      out.add(new Finding("secret.openai_key", start, e));
+    }
+  }
+
+  private static void anthropic(CharSequence t, int start, int end, List<Finding> out) {
+    if (Chars.isBase64Url(Chars.at(t, start - 1))) {
+      return;
+    }
+    int kind = Chars.run(t, end, c -> c >= 'a' && c <= 'z', 12);
+    int digits = Chars.run(t, kind, Chars::isDigit, 3);
+    if (kind == end || digits - kind != 2 || Chars.at(t, digits) != '-') {
+      return;
+    }
+    int e = Chars.run(t, digits + 1, Chars::isBase64Url, 111);
+    int n = e - digits - 1;
+    if (n >= 90 && n <= 110 && Chars.regionEquals(t, e - 2, "AA")) {
+      out.add(new Finding("secret.anthropic_key", start, e));
+    }
+  }
+
+  /** Whether the last 6 of 36 characters at {@code at} are the base62 CRC32 of the first 30. */
+  static boolean githubChecksumValid(CharSequence t, int at) {
+    CRC32 crc = new CRC32();
+    byte[] body = new byte[30];
+    for (int i = 0; i < 30; i++) {
+      body[i] = (byte) t.charAt(at + i);
+    }
+    crc.update(body);
+    return Chars.regionEquals(t, at + 30, base62(crc.getValue(), 6));
+  }
+
+  static String base62(long value, int width) {
+    char[] digits = new char[width];
+    long v = value;
+    for (int i = width - 1; i >= 0; i--) {
+      digits[i] = BASE62.charAt((int) (v % 62));
+      v /= 62;
+    }
+    return new String(digits);
+  }
+
+  private static void slack(CharSequence t, int start, int end, List<Finding> out) {
+    if (Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+      return;
+    }
+    int e = Chars.run(t, end, c -> Chars.isAsciiAlnum(c) || c == '-', 200);
+    // Segments: numeric ids first, then a secret part of letters and digits.
+    int numeric = 0;
+    int segStart = end;
+    int lastLen = 0;
+    int lastDistinct = 0;
+    for (int i = end; i <= e; i++) {
+      if (i == e || t.charAt(i) == '-') {
+        int len = i - segStart;
+        if (len == 0) {
+          return;
+        }
+        if (Chars.run(t, segStart, Chars::isDigit, len) == i && len >= 8) {
+          numeric++;
+        }
+        lastLen = len;
+        lastDistinct = Chars.distinct(t, segStart, i);
+        segStart = i + 1;
+      }
+    }
+    if (numeric >= 2 && lastLen >= 24 && lastDistinct >= 10) {
+      out.add(new Finding("secret.slack_token", start, e));
+    }
+  }
+
+  private static void slackWebhook(CharSequence t, int start, int end, List<Finding> out) {
+    int i = end;
+    if (Chars.at(t, i) != 'T') {
+      return;
+    }
+    int a = Chars.run(t, i + 1, Chars::isUpperOrDigit, 13);
+    if (a - i - 1 < 8 || Chars.at(t, a) != '/' || Chars.at(t, a + 1) != 'B') {
+      return;
+    }
+    int b = Chars.run(t, a + 2, Chars::isUpperOrDigit, 13);
+    if (b - a - 2 < 8 || Chars.at(t, b) != '/') {
+      return;
+    }
+    int e = Chars.run(t, b + 1, Chars::isAsciiAlnum, 33);
+    if (e - b - 1 >= 24 && e - b - 1 <= 32) {
+      out.add(new Finding("secret.slack_webhook", start, e));
+    }
+  }
+
+  private static void privateKey(CharSequence t, int start, int end, List<Finding> out) {
+    int label = Chars.run(t, end, c -> (c >= 'A' && c <= 'Z') || c == ' ', 40);
+    String suffix = "PRIVATE KEY";
+    int labelEnd = label;
+    if (Chars.regionEquals(t, label - " BLOCK".length(), " BLOCK")) {
+      labelEnd -= " BLOCK".length();
+    }
+    if (labelEnd - end < suffix.length() || !Chars.regionEquals(t, labelEnd - suffix.length(),
+        suffix) || !Chars.regionEquals(t, label, "-----")) {
+      return;
+    }
+    int i = label + 5;
+    int limit = Math.min(t.length(), i + 16_384);
+    int base64 = 0;
+    int e = i;
+    while (i < limit) {
+      char c = t.charAt(i);
+      if (c == '-' && Chars.regionEquals(t, i, "-----END ")) {
+        int close = i + 9;
+        int closeLimit = Math.min(t.length(), close + 60);
+        while (close < closeLimit && !Chars.regionEquals(t, close, "-----")) {
+          close++;
+        }
+        e = close < closeLimit ? close + 5 : i + 9;
+        break;
+      }
+      if (Chars.isBase64(c) || c == '=') {
+        base64++;
+      } else if (!(Character.isWhitespace(c) || c == '\\' || c == ':' || c == ','
+          || c == '-')) {
+        break;
+      }
+      i++;
+      e = i;
+    }
+    if (base64 >= 64) {
+      out.add(new Finding("secret.private_key", start, e));
+    }
+  }
+
+  private static void jwt(CharSequence t, int start, List<Finding> out) {
+    if (Chars.isBase64Url(Chars.at(t, start - 1))) {
+      return;
+    }
+    int h = Chars.run(t, start, Chars::isBase64Url, 2048);
+    if (h - start < 10 || Chars.at(t, h) != '.' || !Chars.regionEquals(t, h + 1, "eyJ")) {
+      return;
+    }
+    int p = Chars.run(t, h + 1, Chars::isBase64Url, 16_384);
+    if (p - h - 1 < 10 || Chars.at(t, p) != '.') {
+      return;
+    }
+    int s = Chars.run(t, p + 1, Chars::isBase64Url, 2048);
+    if (s - p - 1 < 16 || !headerNamesAlg(t, start, h)) {
+      return;
+    }
+    out.add(new Finding("secret.jwt", start, s));
+  }
+
+  private static boolean headerNamesAlg(CharSequence t, int start, int end) {
+    try {
+      byte[] decoded = Base64.getUrlDecoder().decode(t.subSequence(start, end).toString()
+          .replace("=", ""));
+      String header = new String(decoded, StandardCharsets.UTF_8).strip();
+      return header.startsWith("{") && header.contains("\"alg\"");
+    } catch (IllegalArgumentException notBase64) {
+      return false;
+    }
+  }
+
+  private static boolean isNameChar(char c) {
+    return Chars.isAsciiAlnum(c) || c == '_' || c == '-' || c == '.';
+  }
+
+  private static boolean endsValue(char c) {
+    return Character.isWhitespace(c) || c == '"' || c == '\'' || c == '`' || c == ',' || c == ';'
+        || c == ')' || c == '(' || c == '[' || c == ']' || c == '{' || c == '}' || c == '<'
+        || c == '>' || c == '&' || c == '\\' || c == '\0';
+  }
+
+  private static void assignment(CharSequence t, int start, int end, List<Finding> out) {
+    int nameEnd = Chars.run(t, end, SecretDetector::isNameChar, 40);
+    for (String suffix : NAME_SUFFIXES_NOT_SECRET) {
+      if (Chars.containsIgnoreCase(t, end, nameEnd, suffix)) {
+        return;
+      }
+    }
+    int i = nameEnd;
+    char q = Chars.at(t, i);
+    if (q == '"' || q == '\'' || q == '`') {
+      i++;
+    }
+    i = skipBlanks(t, i, 3);
+    char op = Chars.at(t, i);
+    if (op == ':') {
+      i += Chars.at(t, i + 1) == '=' ? 2 : 1;
+    } else if (op == '=') {
+      i += Chars.at(t, i + 1) == '>' ? 2 : 1;
+    } else {
+      return;
+    }
+    i = skipBlanks(t, i, 3);
+    q = Chars.at(t, i);
+    if (q == '"' || q == '\'' || q == '`') {
+      i++;
+    }
+    int valueStart = i;
+    int valueEnd = valueStart;
+    int limit = Math.min(t.length(), valueStart + 257);
+    while (valueEnd < limit && !endsValue(t.charAt(valueEnd))) {
+      valueEnd++;
+    }
+    int n = valueEnd - valueStart;
+    if (n < 12 || n > 256) {
+      return;
+    }
+    boolean letter = false;
+    boolean digit = false;
+    for (int k = valueStart; k < valueEnd; k++) {
+      char c = t.charAt(k);
+      letter |= Character.isLetter(c);
+      digit |= Chars.isDigit(c);
+    }
+    if (!letter || !digit) {
+      return;
+    }
+    for (String placeholder : PLACEHOLDERS) {
+      if (Chars.containsIgnoreCase(t, valueStart, valueEnd, placeholder)) {
+        return;
+      }
+    }
+    double min = n < 16 ? 3.0 : MIN_ENTROPY;
+    if (Chars.entropy(t, valueStart, valueEnd) >= min) {
+      out.add(new Finding("secret.credential_assignment", valueStart, valueEnd));
+    }
+  }
+
+  private static int skipBlanks(CharSequence t, int from, int max) {
+    return Chars.run(t, from, c -> c == ' ' || c == '\t', max);
+  }
+}
