@@ -352,7 +352,8 @@ public final class CounterLimiter implements Limiter {
           holdRules.computeIfAbsent(i, k -> new ArrayList<>()).add(r);
         }
       }
-      store.restore(Counter.budget(w.key, r.rule.limit(), 0, w.endMillis), spent, heldSum);
+      store.restore(Counter.budget(w.key, r.rule.limit(), 0, w.endMillis), spent, heldSum,
+          now.toEpochMilli());
     }
     List<Reservation> out = new ArrayList<>(holds.size());
     for (Map.Entry<DispatchIntent, List<Counter>> e : holds.entrySet()) {

@@ -235,7 +235,7 @@ public final class InProcessCounterStore implements CounterStore {
   }
 
   @Override
-  public void restore(Counter counter, long spentMicros, long heldMicros) {
+  public void restore(Counter counter, long spentMicros, long heldMicros, long nowMillis) {
     if (counter.type() != Counter.Type.BUDGET) {
       throw new IllegalArgumentException("only budget counters are restored: " + counter.key());
     }

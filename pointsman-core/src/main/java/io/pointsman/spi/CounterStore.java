@@ -68,8 +68,9 @@ public interface CounterStore {
    * @param counter the budget counter (key, limit, period end)
    * @param spentMicros the spent amount
    * @param heldMicros the held amount
+   * @param nowMillis the current time, epoch milliseconds
    * @throws IllegalArgumentException if the counter is not a budget or an amount is negative
    * @throws CounterStoreUnavailableException if the store cannot be reached
    */
-  void restore(Counter counter, long spentMicros, long heldMicros);
+  void restore(Counter counter, long spentMicros, long heldMicros, long nowMillis);
 }

@@ -1,0 +1,268 @@
+package io.pointsman.limits.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.pointsman.PointsmanException;
+import io.pointsman.Status;
+import io.pointsman.catalog.ModelSpec;
+import io.pointsman.catalog.Price;
+import io.pointsman.limits.CounterLimiter;
+import io.pointsman.limits.Period;
+import io.pointsman.limits.Scope;
+import io.pointsman.spi.Admission;
+import io.pointsman.spi.Counter;
+import io.pointsman.spi.CounterGrant;
+import io.pointsman.spi.CounterReading;
+import io.pointsman.spi.CounterStore;
+import io.pointsman.spi.Grant;
+import io.pointsman.spi.Identity;
+import io.pointsman.spi.LimitRemaining;
+import io.pointsman.spi.Reservation;
+import io.pointsman.spi.ResolvedModel;
+import io.pointsman.testing.FakeClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every {@link CounterStore} must have. A subclass supplies a fresh, empty store
+ * per test.
+ */
+abstract class CounterStoreContract {
+  static final long NOW = Instant.parse("2024-05-01T10:00:00Z").toEpochMilli();
+
+  CounterStore store;
+
+  /** Returns a fresh, empty store. */
+  abstract CounterStore newStore();
+
+  /** Frees what the store used. */
+  void closeStore() {}
+
+  @BeforeEach
+  void open() {
+    store = newStore();
+  }
+
+  @AfterEach
+  void close() {
+    closeStore();
+  }
+
+  @Test
+  void takesEveryCounterOrNone() {
+    Counter team = Counter.budget("b:team", 1_000, 300, 0);
+    Counter org = Counter.budget("b:org", 200, 300, 0);
+    CounterGrant refused = store.acquire("r1", List.of(team, org), NOW);
+    assertThat(refused.granted()).isFalse();
+    assertThat(refused.denied()).isEqualTo(1);
+    assertThat(refused.remaining(1)).isEqualTo(200);
+    assertThat(store.read(team)).isEqualTo(CounterReading.EMPTY);
+
+    Counter smaller = Counter.budget("b:org", 200, 150, 0);
+    Counter teamSmall = Counter.budget("b:team", 1_000, 150, 0);
+    CounterGrant granted = store.acquire("r2", List.of(teamSmall, smaller), NOW);
+    assertThat(granted.granted()).isTrue();
+    assertThat(granted.remaining(0)).isEqualTo(850);
+    assertThat(granted.remaining(1)).isEqualTo(50);
+    assertThat(store.read(teamSmall)).isEqualTo(new CounterReading(0, 150, 0));
+  }
+
+  @Test
+  void settleChargesTheActualAndReleaseChargesNothing() {
+    Counter b = Counter.budget("b:settle", 1_000, 400, 0);
+    assertThat(store.acquire("r1", List.of(b), NOW).granted()).isTrue();
+    assertThat(store.acquire("r2", List.of(b), NOW).granted()).isTrue();
+    store.settle("r1", List.of(b), 120, NOW);
+    assertThat(store.read(b)).isEqualTo(new CounterReading(120, 400, 0));
+    store.release("r2", List.of(b), NOW);
+    assertThat(store.read(b)).isEqualTo(new CounterReading(120, 0, 0));
+    // An actual cost above the hold is charged in full: settlement never under-charges.
+    assertThat(store.acquire("r3", List.of(b), NOW).granted()).isTrue();
+    store.settle("r3", List.of(b), 450, NOW);
+    assertThat(store.read(b)).isEqualTo(new CounterReading(570, 0, 0));
+    CounterGrant g = store.acquire("r4", List.of(b), NOW);
+    assertThat(g.granted()).isTrue();
+    assertThat(g.remaining(0)).isEqualTo(30);
+  }
+
+  @Test
+  void aBudgetReportsWhenItsPeriodEnds() {
+    long end = NOW + 3_600_000;
+    CounterGrant g = store.acquire("r1", List.of(Counter.budget("b:day", 100, 10, end)), NOW);
+    assertThat(g.resetsAtMillis(0)).isEqualTo(end);
+    assertThat(store.acquire("r2", List.of(Counter.budget("b:life", 100, 10, 0)), NOW)
+        .resetsAtMillis(0)).isZero();
+  }
+
+  @Test
+  void concurrencySlotsAreTakenAndFreedPerReservation() {
+    Counter c = Counter.concurrency("c:key", 2, 60_000);
+    assertThat(store.acquire("r1", List.of(c), NOW).remaining(0)).isEqualTo(1);
+    assertThat(store.acquire("r2", List.of(c), NOW).remaining(0)).isZero();
+    assertThat(store.acquire("r3", List.of(c), NOW).denied()).isZero();
+    assertThat(store.read(c).inFlight()).isEqualTo(2);
+    store.settle("r1", List.of(c), 0, NOW);
+    assertThat(store.read(c).inFlight()).isEqualTo(1);
+    assertThat(store.acquire("r3", List.of(c), NOW).granted()).isTrue();
+    store.release("r2", List.of(c), NOW);
+    store.release("r3", List.of(c), NOW);
+    assertThat(store.read(c).inFlight()).isZero();
+  }
+
+  @Test
+  void aRateAllowsItsBurstThenRefillsSmoothly() {
+    Counter rpm = Counter.rate("r:key", 3, 1, 60_000);
+    for (int i = 0; i < 3; i++) {
+      CounterGrant g = store.acquire("r" + i, List.of(rpm), NOW);
+      assertThat(g.granted()).isTrue();
+      assertThat(g.remaining(0)).isEqualTo(2 - i);
+    }
+    CounterGrant refused = store.acquire("r4", List.of(rpm), NOW);
+    assertThat(refused.granted()).isFalse();
+    assertThat(refused.resetsAtMillis(0)).isEqualTo(NOW + 60_000);
+    // One request per 20 s comes back.
+    assertThat(store.acquire("r5", List.of(rpm), NOW + 19_999).granted()).isFalse();
+    assertThat(store.acquire("r6", List.of(rpm), NOW + 20_000).granted()).isTrue();
+    // A call larger than the whole window's allowance never passes.
+    assertThat(store.acquire("r7", List.of(Counter.rate("r:tok", 100, 101, 60_000)), NOW + 1)
+        .granted()).isFalse();
+  }
+
+  @Test
+  void aRefusedRateTakesNothingElse() {
+    Counter rpm = Counter.rate("r:only", 1, 1, 60_000);
+    Counter b = Counter.budget("b:with-rate", 1_000, 10, 0);
+    assertThat(store.acquire("r1", List.of(b, rpm), NOW).granted()).isTrue();
+    assertThat(store.acquire("r2", List.of(b, rpm), NOW).denied()).isEqualTo(1);
+    assertThat(store.read(b).heldMicros()).isEqualTo(10);
+  }
+
+  @Test
+  void restoreOverwritesABudget() {
+    Counter b = Counter.budget("b:restore", 1_000, 100, NOW + 60_000);
+    store.acquire("r1", List.of(b), NOW);
+    store.restore(b, 700, 200, NOW);
+    assertThat(store.read(b)).isEqualTo(new CounterReading(700, 200, 0));
+    assertThat(store.acquire("r2", List.of(b), NOW).granted()).isTrue();
+    assertThat(store.acquire("r3", List.of(b), NOW).granted()).isFalse();
+    assertThatThrownBy(() -> store.restore(Counter.concurrency("c", 1, 1), 0, 0, NOW))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.restore(b, -1, 0, NOW))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void largeAmountsAreExactAndOversizedOnesRejected() {
+    long limit = Counter.MAX_VALUE;
+    Counter b = Counter.budget("b:large", limit, limit - 1, 0);
+    assertThat(store.acquire("r1", List.of(b), NOW).remaining(0)).isEqualTo(1);
+    store.settle("r1", List.of(b), limit - 1, NOW);
+    assertThat(store.read(b).spentMicros()).isEqualTo(limit - 1);
+    assertThat(store.acquire("r2", List.of(Counter.budget("b:large", limit, 2, 0)), NOW)
+        .granted()).isFalse();
+    assertThatThrownBy(() -> Counter.budget("b:x", limit + 1, 0, 0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Counter.budget("b:x", 1, -1, 0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void manyThreadsNeverOverspendAndLeaveNothingHeld() throws Exception {
+    long limit = 50_000;
+    Counter b = Counter.budget("b:hammer", limit, 0, 0);
+    int threads = 16;
+    AtomicLong charged = new AtomicLong();
+    AtomicLong refused = new AtomicLong();
+    CountDownLatch start = new CountDownLatch(1);
+    Thread[] ts = new Thread[threads];
+    for (int t = 0; t < threads; t++) {
+      int id = t;
+      ts[t] = new Thread(() -> {
+        try {
+          start.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+        for (int i = 0; i < 150; i++) {
+          long hold = 100 + (id * 37 + i * 11) % 400;
+          Counter c = Counter.budget(b.key(), limit, hold, 0);
+          String rid = "t" + id + "-" + i;
+          if (store.acquire(rid, List.of(c), NOW).granted()) {
+            if (i % 5 == 0) {
+              store.release(rid, List.of(c), NOW);
+            } else {
+              long actual = hold * (i % 3 + 1) / 3;
+              store.settle(rid, List.of(c), actual, NOW);
+              charged.addAndGet(actual);
+            }
+          } else {
+            refused.incrementAndGet();
+          }
+        }
+      });
+      ts[t].start();
+    }
+    start.countDown();
+    for (Thread t : ts) {
+      t.join();
+    }
+    CounterReading r = store.read(b);
+    assertThat(r.heldMicros()).isZero();
+    assertThat(r.spentMicros()).isEqualTo(charged.get()).isLessThanOrEqualTo(limit);
+    assertThat(refused.get()).isPositive();
+  }
+
+  @Test
+  void throughTheLimiterDenialsNameTheRuleAndRemainingIsReported() {
+    FakeClock clock = new FakeClock(Instant.ofEpochMilli(NOW));
+    CounterLimiter limiter = CounterLimiter.builder(store)
+        .budget(Scope.team("t1"), Period.daily(ZoneOffset.UTC), 1_000)
+        .requestsPerMinute(Scope.key("k1"), 2)
+        .tokensPerMinute(Scope.org("o1"), 1_000)
+        .concurrency(Scope.tag("batch"), 1)
+        .clock(clock).build();
+    Reservation r = limiter.reserve(admission("e1", 400, clock.now()));
+    assertThat(r.remaining()).extracting(LimitRemaining::rule).containsExactly(
+        "budget-daily:team:t1", "rpm:key:k1", "tpm:org:o1", "concurrency:tag:batch");
+    assertThat(r.remaining()).extracting(LimitRemaining::remaining)
+        .containsExactly(600L, 1L, 700L, 0L);
+    assertThat(r.remaining().get(0).resetsAt()).isEqualTo(Instant.parse("2024-05-02T00:00:00Z"));
+    assertThatThrownBy(() -> limiter.reserve(admission("e2", 1, clock.now())))
+        .isInstanceOfSatisfying(PointsmanException.class, e -> {
+          assertThat(e.status()).isEqualTo(Status.TOO_MANY_REQUESTS);
+          assertThat(e.rule()).isEqualTo("concurrency:tag:batch");
+        });
+    r.settle(350);
+    assertThat(limiter.budget(Scope.team("t1"))).satisfies(s -> {
+      assertThat(s.spentMicros()).isEqualTo(350);
+      assertThat(s.heldMicros()).isZero();
+    });
+    clock.advance(Duration.ofSeconds(1));
+    limiter.reserve(admission("e3", 100, clock.now())).release();
+    assertThatThrownBy(() -> limiter.reserve(admission("e4", 100, clock.now())))
+        .isInstanceOfSatisfying(PointsmanException.class, e -> {
+          assertThat(e.status()).isEqualTo(Status.TOO_MANY_REQUESTS);
+          assertThat(e.rule()).isEqualTo("rpm:key:k1");
+        });
+    assertThat(limiter.budget(Scope.team("t1")).heldMicros()).isZero();
+    assertThat(limiter.inflight(Scope.tag("batch"))).isZero();
+  }
+
+  static Admission admission(String id, long worstCase, Instant at) {
+    Identity identity = new Identity("k1", null, "t1", "o1", Set.of("batch"), Grant.all(),
+        Grant.all(), Grant.all());
+    ResolvedModel model = new ResolvedModel(ModelSpec.builder("m").price(Price.of(1, 1))
+        .build(), 200, false, 100);
+    return new Admission(id, identity, Set.of("batch"), model, 200, 100, worstCase, at);
+  }
+}
