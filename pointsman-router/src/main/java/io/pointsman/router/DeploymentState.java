@@ -1,0 +1,205 @@
+package io.pointsman.router;
+
+import io.pointsman.Clock;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * What the router knows about one deployment at run time: attempts in flight, latency EWMA,
+ * health (closed, open, half-open) and this minute's request and token counts. Strategies read
+ * it. Thread-safe: counters are atomic, health changes under a short lock that never spans I/O.
+ */
+public final class DeploymentState {
+  /** The health of a deployment. */
+  public enum Health {
+    /** In rotation. */
+    CLOSED,
+    /** Cooling down: receives nothing. */
+    OPEN,
+    /** Cooled down: admits one probe at a time. */
+    HALF_OPEN
+  }
+
+  private static final double EWMA_ALPHA = 0.2;
+
+  private final RoutedDeployment spec;
+  private final int index;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private volatile double latencyEwmaNanos;
+  private final ReentrantLock lock = new ReentrantLock();
+  private volatile Health health = Health.CLOSED;
+  private volatile long openUntilNanos;
+  private volatile boolean probeInFlight;
+  private int consecutiveFailures;
+  private Duration lastOpenFor = Duration.ZERO;
+  private final AtomicLong minute = new AtomicLong(Long.MIN_VALUE);
+  private final AtomicLong requestsThisMinute = new AtomicLong();
+  private final AtomicLong tokensThisMinute = new AtomicLong();
+
+  DeploymentState(RoutedDeployment spec, int index) {
+    this.spec = spec;
+    this.index = index;
+  }
+
+  /**
+   * Returns the deployment.
+   *
+   * @return the spec
+   */
+  public RoutedDeployment spec() {
+    return spec;
+  }
+
+  int index() {
+    return index;
+  }
+
+  /**
+   * Returns the attempts sent here and not yet finished.
+   *
+   * @return the count
+   */
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  /**
+   * Returns the exponentially weighted mean attempt latency.
+   *
+   * @return nanoseconds; 0 before the first outcome
+   */
+  public double latencyEwmaNanos() {
+    return latencyEwmaNanos;
+  }
+
+  /**
+   * Returns the health, as of the last selection or outcome.
+   *
+   * @return the health
+   */
+  public Health health() {
+    return health;
+  }
+
+  /**
+   * Returns the share of the RPM and TPM caps left this minute (the smaller of the two).
+   *
+   * @return 1 without caps, down to 0 when a cap is reached
+   */
+  public double headroom() {
+    double h = 1.0;
+    if (spec.rpmLimit() > 0) {
+      h = Math.min(h, 1.0 - (double) requestsThisMinute.get() / spec.rpmLimit());
+    }
+    if (spec.tpmLimit() > 0) {
+      h = Math.min(h, 1.0 - (double) tokensThisMinute.get() / spec.tpmLimit());
+    }
+    return Math.max(0, h);
+  }
+
+  /** Whether selection may consider this deployment now; moves OPEN to HALF_OPEN when due. */
+  boolean eligible(Clock clock, long tokens) {
+    Health h = health;
+    if (h != Health.CLOSED) {
+      long now = clock.nanoTime();
+      if (h == Health.OPEN) {
+        if (now - openUntilNanos < 0) {
+          return false;
+        }
+        lock.lock();
+        try {
+          if (health == Health.OPEN && now - openUntilNanos >= 0) {
+            health = Health.HALF_OPEN;
+            probeInFlight = false;
+          }
+        } finally {
+          lock.unlock();
+        }
+      }
+      if (health == Health.HALF_OPEN && probeInFlight) {
+        return false;
+      }
+      if (health == Health.OPEN) {
+        return false;
+      }
+    }
+    rollMinute(clock);
+    if (spec.rpmLimit() > 0 && requestsThisMinute.get() >= spec.rpmLimit()) {
+      return false;
+    }
+    return spec.tpmLimit() <= 0 || tokensThisMinute.get() + tokens <= spec.tpmLimit();
+  }
+
+  /** Records a selection; returns false when a half-open probe slot was taken meanwhile. */
+  boolean acquire(long tokens) {
+    if (health == Health.HALF_OPEN) {
+      lock.lock();
+      try {
+        if (health == Health.HALF_OPEN) {
+          if (probeInFlight) {
+            return false;
+          }
+          probeInFlight = true;
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+    inFlight.incrementAndGet();
+    requestsThisMinute.incrementAndGet();
+    tokensThisMinute.addAndGet(tokens);
+    return true;
+  }
+
+  void release(boolean success, Duration latency, Clock clock, Cooldown cooldown) {
+    inFlight.updateAndGet(n -> n > 0 ? n - 1 : 0);
+    double l = latency.toNanos();
+    double prev = latencyEwmaNanos;
+    latencyEwmaNanos = prev == 0 ? l : prev + EWMA_ALPHA * (l - prev);
+    lock.lock();
+    try {
+      if (success) {
+        consecutiveFailures = 0;
+        if (health == Health.HALF_OPEN) {
+          health = Health.CLOSED;
+          lastOpenFor = Duration.ZERO;
+        }
+        probeInFlight = false;
+        return;
+      }
+      consecutiveFailures++;
+      if (health == Health.HALF_OPEN) {
+        Duration next = lastOpenFor.multipliedBy(2);
+        open(clock, next.compareTo(cooldown.maxOpenFor()) > 0 ? cooldown.maxOpenFor() : next);
+      } else if (health == Health.CLOSED
+          && consecutiveFailures >= cooldown.failureThreshold()) {
+        open(clock, cooldown.openFor());
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void open(Clock clock, Duration period) {
+    health = Health.OPEN;
+    probeInFlight = false;
+    lastOpenFor = period;
+    openUntilNanos = clock.nanoTime() + period.toNanos();
+  }
+
+  private void rollMinute(Clock clock) {
+    long m = Math.floorDiv(clock.nanoTime(), 60_000_000_000L);
+    long seen = minute.get();
+    if (seen != m && minute.compareAndSet(seen, m)) {
+      requestsThisMinute.set(0);
+      tokensThisMinute.set(0);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "DeploymentState(" + spec.id() + ", " + health + ", inFlight " + inFlight() + ")";
+  }
+}
