@@ -92,15 +92,15 @@ public final class PromptInjectionDetector implements Detector {
     return new Builder()
         .signal("override", 1.0,
             "{ignore|disregard|forget|override|bypass|skip} {all |any |the |your |my |these |"
-                + "}{previous|prior|above|earlier|preceding|foregoing|original|initial|system|"
+                + "all of the |all the |all of your |}{previous|prior|above|earlier|preceding|foregoing|original|initial|system|"
                 + "existing} {instructions|instruction|rules|directions|prompts|prompt|"
                 + "guidelines|constraints|commands|context|directives}",
-            "{ignore|disregard|forget} {everything|all} {you were told|above|before this}",
+            "{ignore|disregard|forget|bypass|override|skip} {everything|all} {you were told|above|before this}",
             "{ignore|disregard} {all|any} {instructions|rules|guidelines}")
         .signal("jailbreak", 1.0, "do anything now", "DAN mode", "developer mode enabled",
-            "{enable|activate|enter} developer mode", "jailbroken", "jailbreak mode",
+            "{enable|activate|enter} developer mode", "jailbreak mode",
             "{you are|act as} {an unrestricted|an unfiltered|an uncensored} {AI|model|assistant}")
-        .signal("exfiltrate", 0.7,
+        .signal("exfiltrate", 1.0,
             "{reveal|print|show|output|repeat|display|leak|dump} {me |}{your|the} {system|hidden|"
                 + "initial|original|secret} {prompt|instructions|message}",
             "{repeat|print} {the text|everything|all text} above",
@@ -112,11 +112,13 @@ public final class PromptInjectionDetector implements Detector {
             "{no longer|not} bound by", "ethical guidelines do not apply",
             "{without|ignore} {any |your |}{filters|filtering|safety guidelines|content policy}",
             "{uncensored|unfiltered} {mode|response|answer}")
-        .signal("template_tokens", 0.8, "<|im_start|>", "<|im_end|>", "<|system|>",
+        .signal("template_tokens", 1.0, "<|im_start|>", "<|im_end|>", "<|system|>",
             "<|endoftext|>", "[INST]", "<<SYS>>", "### system:", "### instruction:")
         .signal("new_instructions", 0.5, "new instructions:", "updated instructions:",
-            "{system|admin|administrator|developer} override", "important: ignore",
-            "the real instructions are", "{your|the} new {task|instructions|goal} {is|are}")
+            "important: ignore", "the real instructions are",
+            "{your|the} new {task|instructions|goal} {is|are}")
+        .signal("authority", 0.6, "{system|admin|administrator|developer} override",
+            "{system|admin} {message|notice}:", "message from the {developers|administrator}")
         .signal("coercion", 0.3, "you must comply", "you must obey", "you have no choice",
             "this is an order", "do not refuse", "never refuse");
   }
