@@ -1,8 +1,6 @@
 /**
- * Semantic L2 cache (MiniLM sentence embeddings on ONNX Runtime) and Redis-backed shared
- * cache stores.
- *
- * <p>Not yet implemented: this module is a compiling skeleton until the cache work lands.
- * The exact in-memory default cache lives in {@code pointsman-core}.
+ * The semantic L2: MiniLM-L6-v2 sentence embeddings on ONNX Runtime with our own WordPiece
+ * tokenizer, an in-process vector index per tenant scope (HNSW or flat), lexical verification of
+ * every candidate, and replication of entries between instances through a Redis stream.
  */
 package io.pointsman.cache.semantic;

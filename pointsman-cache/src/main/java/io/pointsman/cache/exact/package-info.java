@@ -1,0 +1,2 @@
+/** The exact L1 on Caffeine, with an optional shared exact tier in Redis. */
+package io.pointsman.cache.exact;

@@ -1,0 +1,658 @@
+package io.pointsman.cache.semantic;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.pointsman.CacheControl;
+import io.pointsman.CacheOutcome;
+import io.pointsman.CacheStatus;
+import io.pointsman.Clock;
+import io.pointsman.cache.InMemoryExactCache;
+import io.pointsman.cache.redis.RedisConnection;
+import io.pointsman.cache.tiered.CacheCounters;
+import io.pointsman.cache.tiered.CacheCounters.Counter;
+import io.pointsman.cache.tiered.StoreExecutors;
+import io.pointsman.model.ChatRequest;
+import io.pointsman.model.ChatResponse;
+import io.pointsman.model.Json;
+import io.pointsman.model.Message;
+import io.pointsman.model.Role;
+import io.pointsman.spi.CacheLookup;
+import io.pointsman.spi.CacheQuery;
+import io.pointsman.spi.ResponseCache;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
+import redis.clients.jedis.StreamEntryID;
+import redis.clients.jedis.params.XAddParams;
+import redis.clients.jedis.params.XReadParams;
+import redis.clients.jedis.resps.StreamEntry;
+
+/**
+ * The semantic L2: answers a request with the response to an earlier request that asked the
+ * same thing in other words.
+ *
+ * <p><b>What is compared.</b> The text of the last message, which must be a user turn. All the
+ * rest — org, team, canonical model, every earlier message and every parameter — forms the
+ * scope key ({@link InMemoryExactCache#key} of the request with that last text blanked), and
+ * an entry is only ever compared with entries of the same scope. Two tenants therefore never
+ * share an entry, nor do two conversations with different histories.
+ *
+ * <p><b>When it hits.</b> The text is embedded with {@link MiniLmEmbedder}; the scope's
+ * {@link VectorIndex} returns the nearest entries; a candidate answers only if its cosine
+ * similarity reaches the threshold (default 0.90) <em>and</em> the {@link LexicalVerifier}
+ * finds that negation, numbers, names and direction agree. The similarity is reported in the
+ * status's reason ({@code similarity=0.9412}).
+ *
+ * <p><b>Stores</b> run on a background executor: embedding, indexing, and with a shared
+ * {@link RedisConnection}, an append to a Redis stream ({@code <prefix>semantic:stream},
+ * trimmed to the most recent entries). Every instance reads that stream every sync interval
+ * (default 100 ms), so an entry stored on one instance is visible to the others within one
+ * interval plus one Redis round trip while Redis answers; a new instance replays the stream,
+ * so entries outlive the process until their TTL. Redis is never on the lookup path; a Redis
+ * failure delays replication and is counted, never failing a call.
+ *
+ * <p>Thread-safe. Close it to stop its threads.
+ *
+ * <pre>{@code
+ * MiniLmEmbedder embedder = MiniLmEmbedder.builder().build();
+ * SemanticCache semantic = SemanticCache.builder(embedder).shared(redis).build();
+ * }</pre>
+ */
+public final class SemanticCache implements ResponseCache, AutoCloseable {
+  /** The layer name in cache statuses. */
+  public static final String LAYER = "semantic";
+  /** The default similarity threshold. */
+  public static final double DEFAULT_THRESHOLD = 0.90;
+
+  private static final int CANDIDATES = 5;
+
+  private final MiniLmEmbedder embedder;
+  private final LexicalVerifier verifier;
+  private final double threshold;
+  private final Duration ttl;
+  private final int maxEntriesPerScope;
+  private final Predicate<ChatRequest> eligible;
+  private final Clock clock;
+  private final boolean flatIndex;
+  private final CacheCounters counters;
+  private final ExecutorService storeExecutor;
+  private final boolean ownsStoreExecutor;
+  private final RedisConnection shared;
+  private final ScheduledExecutorService syncer;
+  private final String origin = UUID.randomUUID().toString();
+  private final Map<String, Scope> scopes = new ConcurrentHashMap<>();
+  private final Cache<String, float[]> recentEmbeddings =
+      Caffeine.newBuilder().maximumSize(1024).executor(Runnable::run).build();
+  private final ReentrantLock syncLock = new ReentrantLock();
+  private volatile String lastStreamId = "0-0";
+
+  private record Entry(String text, ChatResponse response, Instant expiresAt) {}
+
+  /** The entries of one scope and their index. */
+  private static final class Scope {
+    final VectorIndex index;
+    final Map<Integer, Entry> entries = new ConcurrentHashMap<>();
+    final AtomicInteger nextId = new AtomicInteger();
+    final ReentrantLock addLock = new ReentrantLock();
+
+    Scope(VectorIndex index) {
+      this.index = index;
+    }
+  }
+
+  private SemanticCache(Builder b) {
+    this.embedder = b.embedder;
+    this.verifier = b.verifier;
+    this.threshold = b.threshold;
+    this.ttl = b.ttl;
+    this.maxEntriesPerScope = b.maxEntriesPerScope;
+    this.eligible = b.eligible;
+    this.clock = b.clock;
+    this.flatIndex = b.flatIndex;
+    this.counters = b.counters;
+    this.shared = b.shared;
+    this.ownsStoreExecutor = b.storeExecutor == null;
+    this.storeExecutor = b.storeExecutor != null ? b.storeExecutor
+        : StoreExecutors.bounded("pointsman-semantic-store", 10_000);
+    if (shared != null) {
+      this.syncer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "pointsman-semantic-sync");
+        t.setDaemon(true);
+        return t;
+      });
+      long millis = b.syncInterval.toMillis();
+      syncer.scheduleWithFixedDelay(this::syncQuietly, 0, millis, TimeUnit.MILLISECONDS);
+    } else {
+      this.syncer = null;
+    }
+  }
+
+  /**
+   * Returns a builder over an embedder: threshold 0.90, 10 minutes TTL, 100,000 entries per
+   * scope, deterministic requests only, HNSW index, no shared tier.
+   *
+   * @param embedder the embedder; not closed by the cache
+   * @return the builder
+   * @throws NullPointerException if embedder is null
+   */
+  public static Builder builder(MiniLmEmbedder embedder) {
+    return new Builder(Objects.requireNonNull(embedder, "embedder"));
+  }
+
+  @Override
+  public CacheLookup lookup(CacheQuery query) {
+    return search(query).lookup();
+  }
+
+  /**
+   * Looks a request up and reports the similarity and verification behind the answer.
+   *
+   * @param query the request within its scope
+   * @return the detailed result
+   */
+  public SemanticLookup search(CacheQuery query) {
+    if (!eligible.test(query.request())) {
+      counters.increment(Counter.SKIPPED);
+      return new SemanticLookup(CacheLookup.skipped("not deterministic"), Double.NaN, "", null);
+    }
+    String text = textToEmbed(query.request());
+    if (text == null) {
+      counters.increment(Counter.SKIPPED);
+      return new SemanticLookup(CacheLookup.skipped("last message is not a user text"),
+          Double.NaN, "", null);
+    }
+    Scope scope = scopes.get(scopeKey(query));
+    if (scope == null || scope.entries.isEmpty()) {
+      counters.increment(Counter.SEMANTIC_MISSES);
+      return new SemanticLookup(miss("empty scope"), Double.NaN, "", null);
+    }
+    float[] vector;
+    try {
+      vector = embed(text);
+    } catch (RuntimeException e) {
+      counters.increment(Counter.EMBEDDING_ERRORS);
+      return new SemanticLookup(new CacheLookup(CacheStatus.error(LAYER), null), Double.NaN, "",
+          null);
+    }
+    List<VectorIndex.Neighbor> neighbors = scope.index.search(vector, CANDIDATES);
+    Instant now = clock.now();
+    double best = Double.NaN;
+    SemanticLookup refused = null;
+    for (VectorIndex.Neighbor n : neighbors) {
+      Entry entry = scope.entries.get(n.id());
+      if (entry == null || !now.isBefore(entry.expiresAt())) {
+        continue;
+      }
+      if (Double.isNaN(best)) {
+        best = n.similarity();
+      }
+      if (n.similarity() < threshold) {
+        break;
+      }
+      LexicalVerifier.Verdict verdict = verifier.verify(text, entry.text());
+      if (verdict.agrees()) {
+        counters.increment(Counter.SEMANTIC_HITS);
+        return new SemanticLookup(new CacheLookup(new CacheStatus(CacheOutcome.HIT, LAYER,
+            similarity(n.similarity())), entry.response()), n.similarity(), entry.text(), verdict);
+      }
+      counters.increment(Counter.LEXICAL_REJECTIONS);
+      if (refused == null) {
+        refused = new SemanticLookup(miss(similarity(n.similarity()) + " refused: "
+            + verdict.reason()), n.similarity(), entry.text(), verdict);
+      }
+    }
+    counters.increment(Counter.SEMANTIC_MISSES);
+    if (refused != null) {
+      return refused;
+    }
+    String reason = Double.isNaN(best) ? "empty scope"
+        : similarity(best) + " below " + String.format(Locale.ROOT, "%.4f", threshold);
+    return new SemanticLookup(miss(reason), best, "", null);
+  }
+
+  private static CacheLookup miss(String reason) {
+    return new CacheLookup(new CacheStatus(CacheOutcome.MISS, LAYER, reason), null);
+  }
+
+  private static String similarity(double s) {
+    return String.format(Locale.ROOT, "similarity=%.4f", s);
+  }
+
+  @Override
+  public void store(CacheQuery query, ChatResponse response) {
+    if (query.control() == CacheControl.NO_STORE || !eligible.test(query.request())) {
+      return;
+    }
+    String text = textToEmbed(query.request());
+    if (text == null) {
+      return;
+    }
+    String scopeKey = scopeKey(query);
+    Instant expiresAt = clock.now().plus(ttl);
+    try {
+      counters.increment(Counter.STORES_QUEUED);
+      storeExecutor.execute(() -> storeNow(scopeKey, text, response, expiresAt));
+    } catch (RejectedExecutionException e) {
+      counters.increment(Counter.STORES_DROPPED);
+    }
+  }
+
+  private void storeNow(String scopeKey, String text, ChatResponse response, Instant expiresAt) {
+    float[] vector;
+    try {
+      vector = embed(text);
+    } catch (RuntimeException e) {
+      counters.increment(Counter.EMBEDDING_ERRORS);
+      counters.increment(Counter.STORES_DROPPED);
+      return;
+    }
+    if (!add(scopeKey, text, vector, response, expiresAt)) {
+      return;
+    }
+    if (shared != null) {
+      publish(scopeKey, text, vector, response, expiresAt);
+    }
+  }
+
+  private boolean add(String scopeKey, String text, float[] vector, ChatResponse response,
+      Instant expiresAt) {
+    Scope scope = scopes.computeIfAbsent(scopeKey, k -> new Scope(
+        flatIndex ? VectorIndex.flat(MiniLmEmbedder.DIMENSIONS)
+            : VectorIndex.hnsw(MiniLmEmbedder.DIMENSIONS)));
+    scope.addLock.lock();
+    try {
+      if (scope.entries.size() >= maxEntriesPerScope) {
+        counters.increment(Counter.STORES_DROPPED);
+        return false;
+      }
+      int id = scope.nextId.getAndIncrement();
+      scope.entries.put(id, new Entry(text, response, expiresAt));
+      scope.index.add(id, vector);
+      counters.increment(Counter.STORES_DONE);
+      return true;
+    } finally {
+      scope.addLock.unlock();
+    }
+  }
+
+  private float[] embed(String text) {
+    return recentEmbeddings.get(text, embedder::embed);
+  }
+
+  private String streamKey() {
+    return shared.keyPrefix() + "semantic:stream";
+  }
+
+  private void publish(String scopeKey, String text, float[] vector, ChatResponse response,
+      Instant expiresAt) {
+    try {
+      shared.client().xadd(streamKey(), XAddParams.xAddParams().maxLen(200_000).approximateTrimming(),
+          Map.of("origin", origin, "scope", scopeKey, "text", text,
+              "vector", encode(vector), "response", Json.write(response),
+              "expires", Long.toString(expiresAt.toEpochMilli())));
+      counters.increment(Counter.ENTRIES_PUBLISHED);
+    } catch (RuntimeException e) {
+      counters.increment(RedisConnection.isTimeout(e) ? Counter.REDIS_TIMEOUTS
+          : Counter.REDIS_ERRORS);
+    }
+  }
+
+  private void syncQuietly() {
+    try {
+      syncNow();
+    } catch (RuntimeException e) {
+      counters.increment(RedisConnection.isTimeout(e) ? Counter.REDIS_TIMEOUTS
+          : Counter.REDIS_ERRORS);
+    }
+  }
+
+  /**
+   * Reads the entries other instances appended to the shared stream since the last read and
+   * indexes them. Runs every sync interval on the cache's own thread; tests call it to avoid
+   * waiting.
+   *
+   * @return how many entries were indexed
+   * @throws IllegalStateException if the cache has no shared tier
+   * @throws RuntimeException whatever the Redis client throws when Redis fails
+   */
+  public int syncNow() {
+    if (shared == null) {
+      throw new IllegalStateException("no shared tier configured");
+    }
+    syncLock.lock();
+    try {
+      int applied = 0;
+      while (true) {
+        List<Map.Entry<String, List<StreamEntry>>> read = shared.client().xread(
+            XReadParams.xReadParams().count(1000),
+            Map.of(streamKey(), new StreamEntryID(lastStreamId)));
+        if (read == null || read.isEmpty() || read.get(0).getValue().isEmpty()) {
+          return applied;
+        }
+        List<StreamEntry> entries = read.get(0).getValue();
+        Instant now = clock.now();
+        for (StreamEntry e : entries) {
+          lastStreamId = e.getID().toString();
+          Map<String, String> f = e.getFields();
+          if (origin.equals(f.get("origin"))) {
+            continue;
+          }
+          Instant expires = Instant.ofEpochMilli(Long.parseLong(f.get("expires")));
+          if (!now.isBefore(expires)) {
+            continue;
+          }
+          ChatResponse response = Json.readResponse(
+              f.get("response").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          if (add(f.get("scope"), f.get("text"), decode(f.get("vector")), response, expires)) {
+            counters.increment(Counter.ENTRIES_REPLICATED);
+            applied++;
+          }
+        }
+        if (entries.size() < 1000) {
+          return applied;
+        }
+      }
+    } finally {
+      syncLock.unlock();
+    }
+  }
+
+  private static String encode(float[] v) {
+    ByteBuffer b = ByteBuffer.allocate(v.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    b.asFloatBuffer().put(v);
+    return Base64.getEncoder().encodeToString(b.array());
+  }
+
+  private static float[] decode(String s) {
+    ByteBuffer b = ByteBuffer.wrap(Base64.getDecoder().decode(s)).order(ByteOrder.LITTLE_ENDIAN);
+    float[] v = new float[b.remaining() / Float.BYTES];
+    b.asFloatBuffer().get(v);
+    return v;
+  }
+
+  /**
+   * Returns the text a request is compared by: the last message's text when it is a user
+   * turn, else {@code null}.
+   *
+   * @param request the request
+   * @return the text, or {@code null} when the request has no such turn
+   */
+  public static String textToEmbed(ChatRequest request) {
+    List<Message> messages = request.messages();
+    if (messages == null || messages.isEmpty()) {
+      return null;
+    }
+    Message last = messages.get(messages.size() - 1);
+    if (last == null || last.role() != Role.USER || last.content() == null) {
+      return null;
+    }
+    return last.text();
+  }
+
+  /**
+   * Returns the scope key of a query: everything but the last user text, hashed with the
+   * tenant (org, team) and the canonical model.
+   *
+   * @param query the query
+   * @return a hex SHA-256
+   */
+  public static String scopeKey(CacheQuery query) {
+    ChatRequest r = query.request();
+    List<Message> rest = new ArrayList<>(r.messages());
+    Message last = rest.remove(rest.size() - 1);
+    rest.add(new Message(last.role(), null, last.name(), last.toolCalls(), last.toolCallId(),
+        last.extra()));
+    ChatRequest blanked = new ChatRequest(r.model(), rest, r.tools(), r.toolChoice(),
+        r.temperature(), r.topP(), r.maxTokens(), r.maxCompletionTokens(), r.stop(), r.seed(),
+        r.responseFormat(), r.user(), r.metadata(), r.stream(), r.streamOptions(), r.n(),
+        r.extra());
+    ByteBuffer key = InMemoryExactCache.key(new CacheQuery(query.identity(), query.model(),
+        blanked, query.control()));
+    byte[] bytes = new byte[key.remaining()];
+    key.get(bytes);
+    return HexFormat.of().formatHex(bytes);
+  }
+
+  /**
+   * Returns the number of live entries across scopes in this instance.
+   *
+   * @return the count
+   */
+  public int size() {
+    int n = 0;
+    for (Scope s : scopes.values()) {
+      n += s.entries.size();
+    }
+    return n;
+  }
+
+  /**
+   * Returns this cache's counters.
+   *
+   * @return the live counters
+   */
+  public CacheCounters counters() {
+    return counters;
+  }
+
+  /**
+   * Waits until every store offered so far has been indexed locally (and published when
+   * shared). For tests and orderly shutdown.
+   *
+   * @param timeout how long to wait at most
+   * @return true if the stores completed in time
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public boolean awaitStores(Duration timeout) throws InterruptedException {
+    java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+    try {
+      storeExecutor.execute(done::countDown);
+    } catch (RejectedExecutionException e) {
+      return false;
+    }
+    return done.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Stops the sync thread and, when the cache created it, the store thread. */
+  @Override
+  public void close() {
+    if (syncer != null) {
+      syncer.shutdownNow();
+    }
+    if (ownsStoreExecutor) {
+      storeExecutor.shutdown();
+    }
+  }
+
+  /** Configures a {@link SemanticCache}. Not thread-safe. */
+  public static final class Builder {
+    private final MiniLmEmbedder embedder;
+    private LexicalVerifier verifier = LexicalVerifier.standard();
+    private double threshold = DEFAULT_THRESHOLD;
+    private Duration ttl = Duration.ofMinutes(10);
+    private int maxEntriesPerScope = 100_000;
+    private Predicate<ChatRequest> eligible = InMemoryExactCache::deterministic;
+    private Clock clock = Clock.system();
+    private boolean flatIndex;
+    private CacheCounters counters = new CacheCounters();
+    private ExecutorService storeExecutor;
+    private RedisConnection shared;
+    private Duration syncInterval = Duration.ofMillis(100);
+
+    private Builder(MiniLmEmbedder embedder) {
+      this.embedder = embedder;
+    }
+
+    /**
+     * Sets the cosine similarity a candidate needs before the lexical verification.
+     *
+     * @param value in (0, 1]
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder threshold(double value) {
+      if (!(value > 0 && value <= 1)) {
+        throw new IllegalArgumentException("threshold must be in (0, 1]: " + value);
+      }
+      this.threshold = value;
+      return this;
+    }
+
+    /**
+     * Replaces the lexical verification.
+     *
+     * @param value the verifier
+     * @return this builder
+     */
+    public Builder verifier(LexicalVerifier value) {
+      this.verifier = Objects.requireNonNull(value, "value");
+      return this;
+    }
+
+    /**
+     * Sets how long an entry answers after it was stored.
+     *
+     * @param value a positive duration
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder ttl(Duration value) {
+      Objects.requireNonNull(value, "value");
+      if (value.isZero() || value.isNegative()) {
+        throw new IllegalArgumentException("ttl must be positive: " + value);
+      }
+      this.ttl = value;
+      return this;
+    }
+
+    /**
+     * Sets the most entries per scope; later stores into a full scope are dropped and
+     * counted.
+     *
+     * @param value at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if below 1
+     */
+    public Builder maxEntriesPerScope(int value) {
+      if (value < 1) {
+        throw new IllegalArgumentException("maxEntriesPerScope must be at least 1: " + value);
+      }
+      this.maxEntriesPerScope = value;
+      return this;
+    }
+
+    /**
+     * Sets which requests may be read and stored.
+     *
+     * @param value the rule; default {@link InMemoryExactCache#deterministic}
+     * @return this builder
+     */
+    public Builder eligibility(Predicate<ChatRequest> value) {
+      this.eligible = Objects.requireNonNull(value, "value");
+      return this;
+    }
+
+    /**
+     * Sets the clock that decides expiry.
+     *
+     * @param value the clock
+     * @return this builder
+     */
+    public Builder clock(Clock value) {
+      this.clock = Objects.requireNonNull(value, "value");
+      return this;
+    }
+
+    /**
+     * Uses an exact flat scan instead of HNSW in every scope.
+     *
+     * @return this builder
+     */
+    public Builder flatIndex() {
+      this.flatIndex = true;
+      return this;
+    }
+
+    /**
+     * Shares counters with other caches.
+     *
+     * @param value the counters
+     * @return this builder
+     */
+    public Builder counters(CacheCounters value) {
+      this.counters = Objects.requireNonNull(value, "value");
+      return this;
+    }
+
+    /**
+     * Sets the executor that embeds, indexes and publishes stores; default one daemon thread
+     * with 10,000 queued. The cache does not shut down an executor it was given.
+     *
+     * @param value the executor
+     * @return this builder
+     */
+    public Builder storeExecutor(ExecutorService value) {
+      this.storeExecutor = Objects.requireNonNull(value, "value");
+      return this;
+    }
+
+    /**
+     * Persists and shares entries through Redis.
+     *
+     * @param value the connection
+     * @return this builder
+     * @throws IllegalStateException if already set
+     */
+    public Builder shared(RedisConnection value) {
+      Objects.requireNonNull(value, "value");
+      if (shared != null) {
+        throw new IllegalStateException("shared was already set to " + shared.keyPrefix());
+      }
+      this.shared = value;
+      return this;
+    }
+
+    /**
+     * Sets how often the shared stream is read.
+     *
+     * @param value a positive duration; default 100 ms
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder syncInterval(Duration value) {
+      Objects.requireNonNull(value, "value");
+      if (value.toMillis() < 1) {
+        throw new IllegalArgumentException("syncInterval must be at least 1 ms: " + value);
+      }
+      this.syncInterval = value;
+      return this;
+    }
+
+    /**
+     * Builds the cache and, with a shared tier, starts replaying the stream.
+     *
+     * @return the cache
+     */
+    public SemanticCache build() {
+      return new SemanticCache(this);
+    }
+  }
+}
