@@ -140,10 +140,44 @@ public final class SecretDetector implements Detector {
   @Override
   public void scan(CharSequence text, List<Finding> out) {
     Objects.requireNonNull(out, "out");
+    // Where the last private key body and the last credential name ended: a trigger inside
+    // either would re-read the same characters, so skipping it keeps the scan linear.
+    int[] consumed = new int[2];
+    int first = out.size();
     triggers.find(text, (literal, start, end) -> {
-      check(kinds[literal], text, start, end, out);
+      Kind kind = kinds[literal];
+      if (kind == Kind.PRIVATE_KEY) {
+        if (start >= consumed[0]) {
+          consumed[0] = privateKey(text, start, end, out);
+        }
+      } else if (kind == Kind.ASSIGNMENT) {
+        if (start >= consumed[1]) {
+          consumed[1] = assignment(text, start, end, out);
+        }
+      } else {
+        check(kind, text, start, end, out);
+      }
       return true;
     });
+    dropGenericOverlaps(out, first);
+  }
+
+  /** A value found both by its format and as a credential assignment keeps the specific rule. */
+  private static void dropGenericOverlaps(List<Finding> out, int first) {
+    for (int i = out.size() - 1; i >= first; i--) {
+      Finding f = out.get(i);
+      if (!f.rule().equals("secret.credential_assignment")) {
+        continue;
+      }
+      for (int j = first; j < out.size(); j++) {
+        Finding g = out.get(j);
+        if (j != i && !g.rule().equals(f.rule()) && g.start() < f.end()
+            && f.start() < g.end()) {
+          out.remove(i);
+          break;
+        }
+      }
+    }
   }
 
   private static void check(Kind kind, CharSequence t, int start, int end, List<Finding> out) {
@@ -202,9 +236,7 @@ public final class SecretDetector implements Detector {
       }
       case SLACK -> slack(t, start, end, out);
       case SLACK_WEBHOOK -> slackWebhook(t, start, end, out);
-      case PRIVATE_KEY -> privateKey(t, start, end, out);
       case JWT -> jwt(t, start, out);
-      case ASSIGNMENT -> assignment(t, start, end, out);
       default -> throw new AssertionError(kind);
     }
   }
@@ -347,7 +379,8 @@ public final class SecretDetector implements Detector {
     }
   }
 
-  private static void privateKey(CharSequence t, int start, int end, List<Finding> out) {
+  /** Checks a key block at a BEGIN line; returns where its scan stopped. */
+  private static int privateKey(CharSequence t, int start, int end, List<Finding> out) {
     int label = Chars.run(t, end, c -> (c >= 'A' && c <= 'Z') || c == ' ', 40);
     String suffix = "PRIVATE KEY";
     int labelEnd = label;
@@ -356,7 +389,7 @@ public final class SecretDetector implements Detector {
     }
     if (labelEnd - end < suffix.length() || !Chars.regionEquals(t, labelEnd - suffix.length(),
         suffix) || !Chars.regionEquals(t, label, "-----")) {
-      return;
+      return end;
     }
     int i = label + 5;
     int limit = Math.min(t.length(), i + 16_384);
@@ -385,6 +418,7 @@ public final class SecretDetector implements Detector {
     if (base64 >= 64) {
       out.add(new Finding("secret.private_key", start, e));
     }
+    return e;
   }
 
   private static void jwt(CharSequence t, int start, List<Finding> out) {
@@ -427,13 +461,19 @@ public final class SecretDetector implements Detector {
         || c == '>' || c == '&' || c == '\\' || c == '\0';
   }
 
-  private static void assignment(CharSequence t, int start, int end, List<Finding> out) {
+  /** Checks a credential assignment at a credential-like name; returns where the name ends. */
+  private static int assignment(CharSequence t, int start, int end, List<Finding> out) {
     int nameEnd = Chars.run(t, end, SecretDetector::isNameChar, 40);
     for (String suffix : NAME_SUFFIXES_NOT_SECRET) {
       if (Chars.containsIgnoreCase(t, end, nameEnd, suffix)) {
-        return;
+        return nameEnd;
       }
     }
+    assignedValue(t, nameEnd, out);
+    return nameEnd;
+  }
+
+  private static void assignedValue(CharSequence t, int nameEnd, List<Finding> out) {
     int i = nameEnd;
     char q = Chars.at(t, i);
     if (q == '"' || q == '\'' || q == '`') {
