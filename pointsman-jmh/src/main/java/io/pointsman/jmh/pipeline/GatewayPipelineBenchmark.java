@@ -101,7 +101,7 @@ public class GatewayPipelineBenchmark {
         .authenticator(keys)
         .models(ModelCatalog.builder().model(ModelSpec.builder("m").contextWindow(128_000)
             .maxOutputTokens(1_000).price(Price.of(150_000, 600_000)).build()).build())
-        .limiter(InMemoryLimiter.builder().budget(io.pointsman.limits.Scope.team("t"), Long.MAX_VALUE / 4)
+        .limiter(InMemoryLimiter.builder().budget(io.pointsman.limits.Scope.team("t"), 1_000_000_000_000L)
             .concurrency(io.pointsman.limits.Scope.key("bench"), 1_000).build())
         .accounting(new CountingAccounting())
         .provider("fixture", fixture)

@@ -34,36 +34,68 @@ public final class BenchmarkPage {
   public static void main(String[] args) throws IOException {
     String mode = args.length > 0 ? args[0] : "check";
     Path root = Path.of(args.length > 1 ? args[1] : ".");
-    Path page = root.resolve("docs/benchmarks.md");
-    String current = Files.readString(page, StandardCharsets.UTF_8);
-    String regenerated = regenerate(current, root.resolve("pointsman-jmh/results"));
+    List<String> stale = stale(root);
     if (mode.equals("write")) {
-      Files.writeString(page, regenerated, StandardCharsets.UTF_8);
-      System.out.println("wrote " + page);
-    } else if (!regenerated.equals(current)) {
-      System.err.println(page + " does not follow from pointsman-jmh/results: run"
-          + " BenchmarkPage write");
+      write(root);
+      System.out.println("wrote docs/benchmarks.md and its charts");
+    } else if (!stale.isEmpty()) {
+      System.err.println("does not follow from pointsman-jmh/results (run BenchmarkPage"
+          + " write): " + stale);
       System.exit(1);
     } else {
-      System.out.println(page + " follows from its data");
+      System.out.println("docs/benchmarks.md and its charts follow from their data");
     }
   }
 
-  /** Returns the page with its generated part replaced by tables rendered from the results. */
-  static String regenerate(String page, Path results) {
+  /** Writes the page and its charts. */
+  static void write(Path root) throws IOException {
+    Path page = root.resolve("docs/benchmarks.md");
+    String current = Files.readString(page, StandardCharsets.UTF_8);
+    List<HarnessReport.Chart> charts = new ArrayList<>();
+    String regenerated = regenerate(current, root.resolve("pointsman-jmh/results"), charts);
+    Files.writeString(page, regenerated, StandardCharsets.UTF_8);
+    for (HarnessReport.Chart chart : charts) {
+      Path file = root.resolve(chart.relativePath());
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, chart.svg(), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** Returns the files that differ from what the data gives; empty when all follow. */
+  static List<String> stale(Path root) throws IOException {
+    List<String> stale = new ArrayList<>();
+    Path page = root.resolve("docs/benchmarks.md");
+    String current = Files.readString(page, StandardCharsets.UTF_8);
+    List<HarnessReport.Chart> charts = new ArrayList<>();
+    if (!regenerate(current, root.resolve("pointsman-jmh/results"), charts).equals(current)) {
+      stale.add("docs/benchmarks.md");
+    }
+    for (HarnessReport.Chart chart : charts) {
+      Path file = root.resolve(chart.relativePath());
+      if (!Files.exists(file)
+          || !Files.readString(file, StandardCharsets.UTF_8).equals(chart.svg())) {
+        stale.add(chart.relativePath());
+      }
+    }
+    return stale;
+  }
+
+  /** Returns the page with its generated part replaced, collecting the charts it refers to. */
+  static String regenerate(String page, Path results, List<HarnessReport.Chart> charts) {
     int begin = page.indexOf(BEGIN);
     int end = page.indexOf(END);
     if (begin < 0 || end < begin) {
       throw new IllegalStateException("docs/benchmarks.md lacks the generated-part markers");
     }
-    return page.substring(0, begin + BEGIN.length()) + "\n" + tables(results) + page.substring(end);
+    return page.substring(0, begin + BEGIN.length()) + "\n"
+        + HarnessReport.tables(results, charts) + tables(results) + page.substring(end);
   }
 
   static String tables(Path results) {
-    StringBuilder out = new StringBuilder();
+    StringBuilder out = new StringBuilder("\n### JMH runs\n");
     for (Path file : jsonFiles(results)) {
       List<JsonNode> runs = jmhRuns(file);
-      if (runs.isEmpty()) {
+      if (runs.isEmpty() || file.toString().contains("/harness/")) {
         continue;
       }
       out.append("\n#### `").append(results.getParent().getFileName()).append('/')

@@ -1,0 +1,412 @@
+package io.pointsman.jmh.harness;
+
+import io.pointsman.CacheControl;
+import io.pointsman.CallOptions;
+import io.pointsman.Clock;
+import io.pointsman.Gateway;
+import io.pointsman.auth.InMemoryKeyStore;
+import io.pointsman.auth.KeySpec;
+import io.pointsman.auth.VirtualKeys;
+import io.pointsman.catalog.ModelCatalog;
+import io.pointsman.catalog.ModelSpec;
+import io.pointsman.catalog.Price;
+import io.pointsman.journal.JournalAccounting;
+import io.pointsman.journal.JournalConfig;
+import io.pointsman.ledger.PostgresSettlement;
+import io.pointsman.ledger.ReconciliationReport;
+import io.pointsman.ledger.testing.TestDatabase;
+import io.pointsman.ledger.testing.TestDatabases;
+import io.pointsman.limits.InMemoryLimiter;
+import io.pointsman.model.ChatRequest;
+import io.pointsman.model.Json;
+import io.pointsman.model.Message;
+import io.pointsman.model.StreamOptions;
+import io.pointsman.provider.Credential;
+import io.pointsman.provider.OpenAiProvider;
+import io.pointsman.provider.testing.FixtureResponse;
+import io.pointsman.provider.testing.HttpFixtureServer;
+import io.pointsman.spi.Deployment;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The end-to-end overhead harness: drives a gateway in the durable profile (file journal +
+ * PostgreSQL settlement) in-process against a zero-delay fixture provider over HTTP on
+ * loopback, and in the same run drives the fixture directly, open loop at fixed arrival rates.
+ *
+ * <p>Paths: {@code bypass} (the gateway with {@code no-cache}: every stage, the provider over
+ * HTTP, two journal forces), {@code hit} (an exact L1 hit), {@code stream} (time to first token
+ * and to completion). For each path, rate and prompt size the arms run in the order direct,
+ * gateway, gateway, direct (A B B A), each gateway run on a fresh journal and a fresh database;
+ * a warmup is discarded; after each gateway run the ledger is reconciled (one row per
+ * acknowledged response, charges equal costs, journal drained, nothing held) and a run that
+ * fails reconciliation fails the harness.
+ *
+ * <p>Output under {@code --out}: one CSV of latency percentiles per run, {@code summary.csv}
+ * (one row per run), {@code reconciliation.csv}, {@code environment.txt}; the charts and the
+ * tables of {@code docs/benchmarks.md} are rendered from these files by
+ * {@link io.pointsman.jmh.report.BenchmarkPage}.
+ *
+ * <p>Run: {@code mvn -B -q -pl pointsman-jmh -am package -DskipTests && java -cp
+ * pointsman-jmh/target/benchmarks.jar io.pointsman.jmh.harness.OverheadHarness
+ * --out=pointsman-jmh/results/harness/evidence}
+ * (options: {@code --rates=50,500 --sizes=150,4096 --paths=bypass,hit,stream --warmup=2
+ * --measure=8 --ramp} — {@code --ramp} instead finds the highest rate the durable profile
+ * sustains with p99 under 10 ms and no errors).
+ */
+public final class OverheadHarness {
+  private static final String MODEL = "gpt-fixture";
+  private static final PrintStream OUT = System.out;
+
+  private final HttpFixtureServer fixture;
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5)).build();
+  private final Path out;
+  private final List<String> summary = new ArrayList<>();
+  private final List<String> reconciliation = new ArrayList<>();
+
+  private OverheadHarness(Path out) {
+    this.out = out;
+    this.fixture = HttpFixtureServer.start().recording(false).respondWith(r ->
+        r.bodyText().contains("\"stream\":true") ? streamed() : FixtureResponse.json(200,
+            COMPLETION));
+  }
+
+  private static final String COMPLETION = "{\"id\":\"chatcmpl-fixture\",\"object\":"
+      + "\"chat.completion\",\"created\":1733000000,\"model\":\"" + MODEL + "\",\"choices\":"
+      + "[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"The pointsman sets the"
+      + " switch.\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":40,"
+      + "\"completion_tokens\":6,\"total_tokens\":46}}";
+
+  private static FixtureResponse streamed() {
+    List<String> frames = new ArrayList<>();
+    String[] words = {"The", " pointsman", " sets", " the", " switch."};
+    for (int i = 0; i < words.length; i++) {
+      frames.add("{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\""
+          + MODEL + "\",\"choices\":[{\"index\":0,\"delta\":{" + (i == 0
+              ? "\"role\":\"assistant\"," : "") + "\"content\":\"" + words[i]
+          + "\"},\"finish_reason\":" + (i == words.length - 1 ? "\"stop\"" : "null") + "}]}");
+    }
+    frames.add("{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\""
+        + MODEL + "\",\"choices\":[],\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":6,"
+        + "\"total_tokens\":46}}");
+    frames.add("[DONE]");
+    List<String> events = new ArrayList<>();
+    for (String f : frames) {
+      events.add("data: " + f + "\n\n");
+    }
+    return FixtureResponse.sse(events);
+  }
+
+  /**
+   * Runs the harness.
+   *
+   * @param args options, see the class documentation
+   * @throws Exception when a run fails or does not reconcile
+   */
+  public static void main(String[] args) throws Exception {
+    Map<String, String> opts = new LinkedHashMap<>();
+    for (String a : args) {
+      String[] kv = a.replaceFirst("^--", "").split("=", 2);
+      opts.put(kv[0], kv.length > 1 ? kv[1] : "true");
+    }
+    Path out = Path.of(opts.getOrDefault("out", "pointsman-jmh/results/harness/evidence"));
+    Files.createDirectories(out.resolve("runs"));
+    OverheadHarness harness = new OverheadHarness(out);
+    try {
+      harness.environment(opts);
+      if (opts.containsKey("ramp")) {
+        harness.ramp(Double.parseDouble(opts.getOrDefault("measure", "5")));
+      } else {
+        for (String path : opts.getOrDefault("paths", "bypass,hit,stream").split(",")) {
+          for (String rate : opts.getOrDefault("rates", "50,500").split(",")) {
+            for (String size : opts.getOrDefault("sizes", "150,4096").split(",")) {
+              harness.abba(path, Integer.parseInt(rate), Integer.parseInt(size),
+                  Double.parseDouble(opts.getOrDefault("warmup", "2")),
+                  Double.parseDouble(opts.getOrDefault("measure", "8")));
+            }
+          }
+        }
+      }
+      harness.writeSummaries();
+    } finally {
+      harness.fixture.close();
+    }
+    OUT.println("done: " + out);
+  }
+
+  private void environment(Map<String, String> opts) throws IOException {
+    List<String> lines = new ArrayList<>();
+    lines.add("cores: " + Runtime.getRuntime().availableProcessors());
+    lines.add("max heap: " + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB");
+    lines.add("jdk: " + System.getProperty("java.vm.name") + " " + System.getProperty(
+        "java.runtime.version"));
+    lines.add("gc: " + java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
+        .stream().map(b -> b.getName()).reduce((a, b) -> a + ", " + b).orElse("?"));
+    lines.add("os: " + System.getProperty("os.name") + " " + System.getProperty("os.version"));
+    lines.add("journal disk: " + Files.getFileStore(Files.createTempDirectory("probe"))
+        .toString());
+    lines.add("postgresql: " + TestDatabases.server());
+    lines.add("commit: " + git());
+    lines.add("options: " + opts);
+    lines.add("profile: durable (file journal + PostgreSQL settlement); provider: HTTP fixture"
+        + " on loopback, zero delay");
+    Files.write(out.resolve("environment.txt"), lines);
+  }
+
+  private static String git() {
+    try {
+      Process p = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").start();
+      String s = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      p.waitFor();
+      return s.isEmpty() ? "unknown" : s;
+    } catch (IOException | InterruptedException e) {
+      return "unknown";
+    }
+  }
+
+  private static String prompt(int bytes) {
+    StringBuilder sb = new StringBuilder(bytes);
+    while (sb.length() < bytes) {
+      sb.append("the pointsman sets the switch so the train takes the right track ");
+    }
+    sb.setLength(bytes);
+    return sb.toString();
+  }
+
+  private void abba(String path, int rate, int size, double warmup, double measure)
+      throws Exception {
+    String[] order = {"direct", "gateway", "gateway", "direct"};
+    for (int i = 0; i < order.length; i++) {
+      String arm = order[i];
+      int rep = i < 2 ? 1 : 2;
+      String id = String.format(Locale.ROOT, "%s-%drps-%dB-%d-%s", path, rate, size, i + 1,
+          arm);
+      OUT.printf(Locale.ROOT, "run %-32s warmup %.0fs, measure %.0fs ...%n", id, warmup,
+          measure);
+      OpenLoop.Result result = arm.equals("direct")
+          ? direct(path, rate, size, warmup, measure)
+          : gateway(id, path, rate, size, warmup, measure);
+      record(id, path, rate, size, rep, i + 1, arm, result);
+    }
+  }
+
+  private OpenLoop.Result direct(String path, int rate, int size, double warmup, double measure)
+      throws Exception {
+    boolean stream = path.equals("stream");
+    ChatRequest.Builder b = ChatRequest.builder().model(MODEL)
+        .addMessage(Message.user(prompt(size))).temperature(0.0).maxTokens(100);
+    if (stream) {
+      b.stream(true).streamOptions(new StreamOptions(true, null));
+    }
+    byte[] body = Json.writeBytes(b.build());
+    HttpRequest request = HttpRequest.newBuilder(URI.create(fixture.uri()
+            + "/v1/chat/completions"))
+        .header("Content-Type", "application/json").header("Authorization", "Bearer sk-fixture")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+    OpenLoop.Request call = (scheduled, firstByte) -> {
+      if (!stream) {
+        HttpResponse<byte[]> r = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() != 200) {
+          throw new IOException("status " + r.statusCode());
+        }
+        Json.readResponse(r.body());
+        return;
+      }
+      HttpResponse<InputStream> r = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+      try (BufferedReader reader = new BufferedReader(new InputStreamReader(r.body(),
+          StandardCharsets.UTF_8))) {
+        boolean first = true;
+        for (String line; (line = reader.readLine()) != null; ) {
+          if (line.startsWith("data: ") && !line.equals("data: [DONE]")) {
+            if (first) {
+              firstByte.recordValue(Math.max(0, System.nanoTime() - scheduled));
+              first = false;
+            }
+            Json.readChunk(line.substring(6).getBytes(StandardCharsets.UTF_8));
+          }
+        }
+      }
+    };
+    OpenLoop.run(rate, warmup, call);
+    return OpenLoop.run(rate, measure, call);
+  }
+
+  private OpenLoop.Result gateway(String id, String path, int rate, int size, double warmup,
+      double measure) throws Exception {
+    Path journalDir = Files.createTempDirectory("harness-journal");
+    try (TestDatabase db = TestDatabases.create()) {
+      PostgresSettlement settlement = PostgresSettlement.create(db.dataSource());
+      JournalAccounting accounting = JournalAccounting.builder(
+          JournalConfig.builder(journalDir).build(), settlement).open();
+      InMemoryKeyStore keys = new InMemoryKeyStore(Clock.system());
+      String key = VirtualKeys.generate();
+      keys.addKey(key, KeySpec.builder("harness").team("bench").org("acme").build());
+      AtomicLong acknowledged = new AtomicLong();
+      OpenLoop.Result result;
+      try (Gateway gateway = Gateway.builder()
+          .authenticator(keys)
+          .models(ModelCatalog.builder().model(ModelSpec.builder(MODEL).contextWindow(128_000)
+              .maxOutputTokens(1_000).price(Price.of(150_000, 600_000)).build()).build())
+          .limiter(InMemoryLimiter.builder()
+              .budget(io.pointsman.limits.Scope.team("bench"), 1_000_000_000_000L).build())
+          .accounting(accounting)
+          .provider("openai", OpenAiProvider.builder().baseUri(URI.create(fixture.uri()
+              + "/v1")).credential(Credential.of("sk-fixture")).build())
+          .deployment(Deployment.of("fixture", "openai", MODEL))
+          .build()) {
+        ChatRequest request = ChatRequest.builder().model(MODEL)
+            .addMessage(Message.user(prompt(size))).temperature(0.0).maxTokens(100)
+            .streamOptions(path.equals("stream") ? new StreamOptions(true, null) : null)
+            .build();
+        CallOptions options = path.equals("bypass")
+            ? CallOptions.builder(key).cacheControl(CacheControl.NO_CACHE).build()
+            : CallOptions.of(key);
+        if (path.equals("hit")) {
+          gateway.chat(request, options);
+          acknowledged.incrementAndGet();
+        }
+        OpenLoop.Request call = (scheduled, firstByte) -> {
+          if (path.equals("stream")) {
+            boolean[] first = {true};
+            gateway.stream(request, options, chunk -> {
+              if (first[0]) {
+                firstByte.recordValue(Math.max(0, System.nanoTime() - scheduled));
+                first[0] = false;
+              }
+            });
+          } else {
+            gateway.chat(request, options);
+          }
+          acknowledged.incrementAndGet();
+        };
+        OpenLoop.run(rate, warmup, call);
+        result = OpenLoop.run(rate, measure, call);
+      } // closes the accounting: drains the journal into PostgreSQL
+      ReconciliationReport report = settlement.reconcile(acknowledged.get(),
+          accounting.backlog());
+      boolean passed = report.balanced() && report.heldCount() == 0
+          && report.settledRows() == acknowledged.get() && report.journalBacklog() == 0;
+      String line = String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%s", id,
+          acknowledged.get(), report.settledRows(), report.missingRows(), report.costMicros(),
+          report.chargedMicros(), report.heldCount(), report.journalBacklog(),
+          passed ? "passed" : "FAILED");
+      reconciliation.add(line);
+      OUT.printf(Locale.ROOT, "  reconciliation %s: %d acknowledged, %d ledger rows, %d missing,"
+          + " cost %d = charged %d, held %d, journal backlog %d%n", passed ? "passed" : "FAILED",
+          acknowledged.get(), report.settledRows(), report.missingRows(), report.costMicros(),
+          report.chargedMicros(), report.heldCount(), report.journalBacklog());
+      if (!passed) {
+        throw new IllegalStateException("run " + id + " failed reconciliation: " + report);
+      }
+      return result;
+    } finally {
+      try (var files = Files.walk(journalDir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  private void record(String id, String path, int rate, int size, int rep, int position,
+      String arm, OpenLoop.Result r) throws IOException {
+    writePercentiles(out.resolve("runs").resolve(id + ".csv"), r.latency());
+    boolean stream = path.equals("stream");
+    if (stream) {
+      writePercentiles(out.resolve("runs").resolve(id + "-ttft.csv"), r.firstByte());
+    }
+    Histogram h = r.latency();
+    Histogram f = r.firstByte();
+    summary.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%s,%d,%d,%.1f,%.1f,%.1f,%.1f,%s,%s,%s",
+        id, path, rate, size, rep, position, arm, r.successes(), r.errors(),
+        us(h.getValueAtPercentile(50)), us(h.getValueAtPercentile(99)),
+        us(h.getValueAtPercentile(99.9)), us(h.getMaxValue()),
+        stream ? fmt(us(f.getValueAtPercentile(50))) : "",
+        stream ? fmt(us(f.getValueAtPercentile(99))) : "",
+        stream ? fmt(us(f.getValueAtPercentile(99.9))) : ""));
+    OUT.printf(Locale.ROOT, "  %-8s ok %6d err %3d  p50 %9.1f µs  p99 %9.1f µs  p99.9 %9.1f µs%s%n",
+        arm, r.successes(), r.errors(), us(h.getValueAtPercentile(50)),
+        us(h.getValueAtPercentile(99)), us(h.getValueAtPercentile(99.9)),
+        stream ? String.format(Locale.ROOT, "  ttft p50 %.1f µs", us(f.getValueAtPercentile(50)))
+            : "");
+  }
+
+  private static String fmt(double v) {
+    return String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  private static double us(long nanos) {
+    return nanos / 1_000.0;
+  }
+
+  private static void writePercentiles(Path file, Histogram h) throws IOException {
+    List<String> lines = new ArrayList<>();
+    lines.add("percentile,latency_us,count_total");
+    double[] ps = {0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 100};
+    for (double p : ps) {
+      lines.add(String.format(Locale.ROOT, "%s,%.1f,%d", p, us(p == 100 ? h.getMaxValue()
+          : h.getValueAtPercentile(p)), h.getTotalCount()));
+    }
+    Files.write(file, lines);
+  }
+
+  private void writeSummaries() throws IOException {
+    List<String> s = new ArrayList<>();
+    s.add("run,path,rate,size,rep,position,arm,ok,errors,p50_us,p99_us,p999_us,max_us,"
+        + "ttft_p50_us,ttft_p99_us,ttft_p999_us");
+    s.addAll(summary);
+    if (!summary.isEmpty()) {
+      Files.write(out.resolve("summary.csv"), s);
+    }
+    List<String> r = new ArrayList<>();
+    r.add("run,acknowledged,ledger_rows,missing_rows,cost_micros,charged_micros,held,"
+        + "journal_backlog,result");
+    r.addAll(reconciliation);
+    if (!reconciliation.isEmpty()) {
+      Files.write(out.resolve("reconciliation.csv"), r);
+    }
+  }
+
+  private void ramp(double measure) throws Exception {
+    List<String> lines = new ArrayList<>();
+    lines.add("rate,ok,errors,p50_us,p99_us,p999_us,sustained");
+    for (int rate : new int[] {500, 1000, 1500, 2000, 3000, 4000, 6000, 8000}) {
+      String id = "ramp-" + rate + "rps-150B";
+      OUT.printf(Locale.ROOT, "ramp %d rps ...%n", rate);
+      OpenLoop.Result r = gateway(id, "bypass", rate, 150, 1, measure);
+      Histogram h = r.latency();
+      boolean ok = r.errors() == 0 && h.getValueAtPercentile(99) < 10_000_000L;
+      lines.add(String.format(Locale.ROOT, "%d,%d,%d,%.1f,%.1f,%.1f,%s", rate, r.successes(),
+          r.errors(), us(h.getValueAtPercentile(50)), us(h.getValueAtPercentile(99)),
+          us(h.getValueAtPercentile(99.9)), ok ? "yes" : "no"));
+      OUT.printf(Locale.ROOT, "  ok %d err %d p99 %.1f µs -> %s%n", r.successes(), r.errors(),
+          us(h.getValueAtPercentile(99)), ok ? "sustained" : "not sustained");
+      if (!ok) {
+        break;
+      }
+    }
+    Files.write(out.resolve("ramp.csv"), lines);
+  }
+
+  static {
+    // Keep provider and journal logging quiet during load.
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+  }
+}

@@ -1,0 +1,266 @@
+package io.pointsman.jmh.report;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Renders the overhead harness's committed CSVs into Markdown tables and SVG charts: every run
+ * of every path, rate and prompt size (the A B B A repetitions), the quantile shifts
+ * p(gateway) − p(direct) per repetition, the reconciliations, and the ramp. No load is
+ * generated. Deterministic: the same files always give the same bytes.
+ */
+final class HarnessReport {
+  private HarnessReport() {}
+
+  /** A rendered chart: where it goes under the repository root and its content. */
+  record Chart(String relativePath, String svg) {}
+
+  /** Renders every harness folder under {@code results/harness}. */
+  static String tables(Path results, List<Chart> charts) {
+    Path harness = results.resolve("harness");
+    if (!Files.isDirectory(harness)) {
+      return "";
+    }
+    StringBuilder out = new StringBuilder();
+    for (Path dir : list(harness)) {
+      if (!Files.isDirectory(dir)) {
+        continue;
+      }
+      String name = dir.getFileName().toString();
+      Path summary = dir.resolve("summary.csv");
+      if (Files.exists(summary)) {
+        out.append("\n### Overhead harness: `").append(name).append("`\n\n");
+        Path env = dir.resolve("environment.txt");
+        if (Files.exists(env)) {
+          out.append("Environment (`environment.txt`):\n\n");
+          for (String line : read(env)) {
+            out.append("- ").append(line.replace("|", "\\|")).append('\n');
+          }
+          out.append('\n');
+        }
+        runs(dir, name, read(summary), out, charts);
+      }
+      Path reconciliation = dir.resolve("reconciliation.csv");
+      if (Files.exists(reconciliation)) {
+        out.append("\nReconciliation after every gateway run (`").append(name)
+            .append("/reconciliation.csv`):\n\n");
+        table(read(reconciliation), out);
+      }
+      Path ramp = dir.resolve("ramp.csv");
+      if (Files.exists(ramp)) {
+        out.append("\nRamp of the durable profile, `bypass` path, 150 B (`").append(name)
+            .append("/ramp.csv`): the highest rate with p99 under 10 ms and no errors is the"
+                + " last row marked sustained.\n\n");
+        table(read(ramp), out);
+      }
+    }
+    return out.toString();
+  }
+
+  private static void runs(Path dir, String name, List<String> summary, StringBuilder out,
+      List<Chart> charts) {
+    String[] header = summary.get(0).split(",", -1);
+    Map<String, List<Map<String, String>>> groups = new LinkedHashMap<>();
+    for (String line : summary.subList(1, summary.size())) {
+      String[] cells = line.split(",", -1);
+      Map<String, String> row = new LinkedHashMap<>();
+      for (int i = 0; i < header.length; i++) {
+        row.put(header[i], i < cells.length ? cells[i] : "");
+      }
+      String key = row.get("path") + " · " + row.get("rate") + " requests/s · "
+          + row.get("size") + " B";
+      groups.computeIfAbsent(key, k -> new ArrayList<>()).add(row);
+    }
+    for (Map.Entry<String, List<Map<String, String>>> g : groups.entrySet()) {
+      List<Map<String, String>> rows = g.getValue();
+      boolean stream = rows.stream().anyMatch(r -> !r.get("ttft_p50_us").isEmpty());
+      out.append("#### ").append(g.getKey()).append("\n\n");
+      out.append("| run | arm | ok | errors | p50 µs | p99 µs | p99.9 µs |")
+          .append(stream ? " TTFT p50 µs | TTFT p99 µs |" : "").append('\n');
+      out.append("|---|---|---:|---:|---:|---:|---:|").append(stream ? "---:|---:|" : "")
+          .append('\n');
+      for (Map<String, String> r : rows) {
+        out.append("| ").append(r.get("position")).append(" | ").append(r.get("arm"))
+            .append(" | ").append(r.get("ok")).append(" | ").append(r.get("errors"))
+            .append(" | ").append(r.get("p50_us")).append(" | ").append(r.get("p99_us"))
+            .append(" | ").append(r.get("p999_us")).append(" |");
+        if (stream) {
+          out.append(' ').append(r.get("ttft_p50_us")).append(" | ")
+              .append(r.get("ttft_p99_us")).append(" |");
+        }
+        out.append('\n');
+      }
+      if (rows.size() == 4) {
+        out.append("\nQuantile shift p(gateway) − p(direct), repetition 1 (runs 2 − 1) / "
+            + "repetition 2 (runs 3 − 4): ");
+        List<String> parts = new ArrayList<>();
+        for (String q : stream ? new String[] {"p50_us", "p99_us", "p999_us", "ttft_p50_us"}
+            : new String[] {"p50_us", "p99_us", "p999_us"}) {
+          double s1 = num(rows.get(1).get(q)) - num(rows.get(0).get(q));
+          double s2 = num(rows.get(2).get(q)) - num(rows.get(3).get(q));
+          parts.add(q.replace("_us", "").replace("p999", "p99.9").replace("ttft_", "TTFT ")
+              + " " + fmt(s1) + " / " + fmt(s2) + " µs");
+        }
+        out.append(String.join("; ", parts)).append(".\n");
+      }
+      String chartName = "docs/img/harness-" + name + "-" + rows.get(0).get("path") + "-"
+          + rows.get(0).get("rate") + "rps-" + rows.get(0).get("size") + "B.svg";
+      charts.add(new Chart(chartName, chart(dir, g.getKey(), rows)));
+      out.append("\n![").append(g.getKey()).append("](")
+          .append(chartName.replace("docs/", "")).append(")\n\n");
+    }
+  }
+
+  private static String chart(Path dir, String title, List<Map<String, String>> rows) {
+    int width = 640;
+    int height = 360;
+    int left = 70;
+    int right = 150;
+    int top = 30;
+    int bottom = 50;
+    double[] xs = {0, 90, 99, 99.9, 99.99};
+    List<double[][]> series = new ArrayList<>();
+    double max = 1;
+    for (Map<String, String> r : rows) {
+      List<String> lines = read(dir.resolve("runs").resolve(r.get("run") + ".csv"));
+      List<double[]> points = new ArrayList<>();
+      for (String line : lines.subList(1, lines.size())) {
+        String[] c = line.split(",");
+        double p = Double.parseDouble(c[0]);
+        if (p >= 100) {
+          continue;
+        }
+        double v = Double.parseDouble(c[1]);
+        points.add(new double[] {p, v});
+        max = Math.max(max, v);
+      }
+      series.add(points.toArray(new double[0][]));
+    }
+    double logMax = Math.log10(max * 1.2);
+    double logMin = Math.log10(Math.max(1, minValue(series) * 0.8));
+    StringBuilder svg = new StringBuilder();
+    svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width)
+        .append("\" height=\"").append(height).append("\" font-family=\"sans-serif\""
+            + " font-size=\"11\">\n");
+    svg.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+    svg.append("<text x=\"").append(left).append("\" y=\"18\" font-size=\"13\">")
+        .append(esc(title)).append(": latency from scheduled send (µs, log)</text>\n");
+    int plotW = width - left - right;
+    int plotH = height - top - bottom;
+    for (double x : xs) {
+      double px = left + xPos(x) * plotW;
+      svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\""
+          + " stroke=\"#ddd\"/>%n", px, top, px, top + plotH));
+      svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
+          + "p%s</text>%n", px, top + plotH + 15, trim(x)));
+    }
+    for (double decade = Math.floor(logMin); decade <= Math.ceil(logMax); decade++) {
+      if (decade < logMin || decade > logMax) {
+        continue;
+      }
+      double py = top + plotH - (decade - logMin) / (logMax - logMin) * plotH;
+      svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\""
+          + " stroke=\"#ddd\"/>%n", left, py, left + plotW, py));
+      svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">"
+          + "%s</text>%n", left - 5, py + 4, trim(Math.pow(10, decade))));
+    }
+    String[] colors = {"#1f77b4", "#d62728", "#ff7f0e", "#2ca02c"};
+    for (int i = 0; i < series.size(); i++) {
+      StringBuilder path = new StringBuilder();
+      for (double[] p : series.get(i)) {
+        double px = left + xPos(p[0]) * plotW;
+        double py = top + plotH - (Math.log10(Math.max(1, p[1])) - logMin) / (logMax - logMin)
+            * plotH;
+        path.append(path.length() == 0 ? "M" : " L").append(String.format(Locale.ROOT,
+            "%.1f %.1f", px, py));
+      }
+      String color = colors[i % colors.length];
+      svg.append("<path d=\"").append(path).append("\" fill=\"none\" stroke=\"").append(color)
+          .append("\" stroke-width=\"2\"").append(rows.get(i).get("arm").equals("direct")
+              ? " stroke-dasharray=\"5,3\"" : "").append("/>\n");
+      svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" fill=\"%s\">run %s %s"
+          + "</text>%n", left + plotW + 10, top + 15 + 16 * i, color,
+          rows.get(i).get("position"), rows.get(i).get("arm")));
+    }
+    svg.append("</svg>\n");
+    return svg.toString();
+  }
+
+  /** Position of a percentile on a log scale of 1 / (1 − p). */
+  private static double xPos(double percentile) {
+    double v = Math.log10(1 / (1 - Math.min(percentile, 99.99) / 100));
+    return v / 4;
+  }
+
+  private static double minValue(List<double[][]> series) {
+    double min = Double.MAX_VALUE;
+    for (double[][] s : series) {
+      for (double[] p : s) {
+        min = Math.min(min, p[1]);
+      }
+    }
+    return min == Double.MAX_VALUE ? 1 : min;
+  }
+
+  private static void table(List<String> csv, StringBuilder out) {
+    String[] header = csv.get(0).split(",", -1);
+    out.append('|');
+    for (String h : header) {
+      out.append(' ').append(h).append(" |");
+    }
+    out.append("\n|");
+    for (int i = 0; i < header.length; i++) {
+      out.append("---|");
+    }
+    out.append('\n');
+    for (String line : csv.subList(1, csv.size())) {
+      out.append('|');
+      for (String c : line.split(",", -1)) {
+        out.append(' ').append(c).append(" |");
+      }
+      out.append('\n');
+    }
+  }
+
+  private static double num(String s) {
+    return s == null || s.isEmpty() ? Double.NaN : Double.parseDouble(s);
+  }
+
+  private static String fmt(double v) {
+    return String.format(Locale.ROOT, "%+.1f", v);
+  }
+
+  private static String trim(double v) {
+    String s = String.format(Locale.ROOT, "%.2f", v);
+    return s.replaceAll("\\.?0+$", "");
+  }
+
+  private static String esc(String s) {
+    return s.replace("&", "&amp;").replace("<", "&lt;");
+  }
+
+  private static List<Path> list(Path dir) {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static List<String> read(Path file) {
+    try {
+      return Files.readAllLines(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
