@@ -411,13 +411,16 @@ public final class Gateway implements AutoCloseable {
       call.deployment = deployment;
       call.attempt = attempt;
       long began = clock.nanoTime();
+      boolean reported = false;
       try {
         Reply reply = StageChain.run(stages.get(InsertionPoint.BEFORE_PROVIDER), call,
             this::attempt);
+        reported = true;
         router.onOutcome(deployment, true, Duration.ofNanos(clock.nanoTime() - began));
         return reply;
       } catch (ProviderException e) {
-        router.onOutcome(deployment, false, Duration.ofNanos(clock.nanoTime() - began));
+        reported = true;
+        router.onFailure(deployment, e, Duration.ofNanos(clock.nanoTime() - began));
         last = e;
         failed.add(deployment.id());
         boolean streamStarted = call.chunksDelivered > 0;
@@ -431,6 +434,11 @@ public final class Gateway implements AutoCloseable {
         pauseBeforeRetry(call, pause);
       } finally {
         call.deployment = null;
+        if (!reported) {
+          // A stage denial, an intent that could not be recorded, or an error: the router
+          // still learns the attempt ended, so its in-flight counts and probes do not leak.
+          router.onOutcome(deployment, false, Duration.ofNanos(clock.nanoTime() - began));
+        }
       }
     }
     throw last;
@@ -695,6 +703,10 @@ public final class Gateway implements AutoCloseable {
     Price override = worstPriceOverride.get(spec.name());
     if (override != null) {
       price = max(price, override);
+    }
+    Price routed = router.worstPrice(spec.name());
+    if (routed != null) {
+      price = max(price, routed);
     }
     try {
       return price.cost(call.model.inputTokens(), 0, call.model.maxOutputTokens());

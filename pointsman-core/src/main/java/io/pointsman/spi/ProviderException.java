@@ -29,7 +29,13 @@ public final class ProviderException extends PointsmanException {
   private ProviderException(
       Status status, String message, Billing billing, boolean retryable, Duration retryAfter,
       Throwable cause) {
-    super(status, Stages.PROVIDER_ATTEMPT, null, message, cause, true);
+    this(status, null, message, billing, retryable, retryAfter, cause);
+  }
+
+  private ProviderException(
+      Status status, String rule, String message, Billing billing, boolean retryable,
+      Duration retryAfter, Throwable cause) {
+    super(status, Stages.PROVIDER_ATTEMPT, rule, message, cause, true);
     this.billing = Objects.requireNonNull(billing, "billing");
     this.retryable = retryable;
     this.retryAfter = retryAfter;
@@ -44,12 +50,27 @@ public final class ProviderException extends PointsmanException {
    * @return the exception; retryable for 408, 409, 429 and 5xx
    */
   public static ProviderException answered(int httpStatus, String message, Duration retryAfter) {
+    return answered(httpStatus, message, retryAfter, null);
+  }
+
+  /**
+   * The provider answered with an error status, classified by a rule name (for example
+   * {@code "context_length"}) that {@link #rule()} reports.
+   *
+   * @param httpStatus the provider's HTTP status
+   * @param message what the provider said (sanitized)
+   * @param retryAfter the provider's retry-after, or {@code null}
+   * @param rule the error's kind, or {@code null}
+   * @return the exception; retryable for 408, 409, 429 and 5xx
+   */
+  public static ProviderException answered(int httpStatus, String message, Duration retryAfter,
+      String rule) {
     boolean retryable = httpStatus == 408 || httpStatus == 409 || httpStatus == 429
         || httpStatus >= 500;
     Status status = httpStatus == 429 ? Status.TOO_MANY_REQUESTS
         : httpStatus == 400 ? Status.BAD_REQUEST : Status.BAD_GATEWAY;
-    return new ProviderException(status, "provider answered " + httpStatus + ": " + message,
-        Billing.NOT_BILLED, retryable, retryAfter, null);
+    return new ProviderException(status, rule, "provider answered " + httpStatus + ": "
+        + message, Billing.NOT_BILLED, retryable, retryAfter, null);
   }
 
   /**

@@ -26,4 +26,32 @@ public interface Router {
    * @param latency how long the attempt took
    */
   default void onOutcome(Deployment deployment, boolean success, Duration latency) {}
+
+  /**
+   * Learns that an attempt failed, with the failure, so that a router can tell a provider's
+   * trouble (5xx, 429 with its retry-after) from a caller's mistake (a 400). The gateway calls
+   * this instead of {@code onOutcome(deployment, false, latency)} when the attempt failed with
+   * a {@link ProviderException}. The default delegates to {@link #onOutcome}. Must be fast and
+   * must not throw.
+   *
+   * @param deployment the deployment used
+   * @param failure how the attempt failed
+   * @param latency how long the attempt took
+   */
+  default void onFailure(Deployment deployment, ProviderException failure, Duration latency) {
+    onOutcome(deployment, false, latency);
+  }
+
+  /**
+   * Returns the highest price a call to this model can be charged through any deployment this
+   * router may pick for it, fallbacks included, so that the reservation covers the worst case.
+   * The default returns {@code null}: the model's catalog price and the price overrides of the
+   * deployments given to the gateway builder are used.
+   *
+   * @param model the canonical model name
+   * @return the component-wise highest price, or {@code null}
+   */
+  default io.pointsman.catalog.Price worstPrice(String model) {
+    return null;
+  }
 }

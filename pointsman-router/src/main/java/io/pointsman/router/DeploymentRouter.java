@@ -205,6 +205,37 @@ public final class DeploymentRouter implements Router {
     }
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The component-wise highest price over every deployment of the model and of each model
+   * in its fallback chain: its price override, else (for another model) that model's catalog
+   * price.
+   */
+  @Override
+  public io.pointsman.catalog.Price worstPrice(String model) {
+    io.pointsman.catalog.Price worst = null;
+    List<String> models = new ArrayList<>();
+    models.add(model);
+    models.addAll(chains.getOrDefault(model, List.of()));
+    for (String m : models) {
+      for (DeploymentState s : byModel.getOrDefault(m, new DeploymentState[0])) {
+        Deployment d = pricedFallbacks.getOrDefault(s.spec().id(), s.spec().deployment());
+        io.pointsman.catalog.Price p = d.priceOverride();
+        if (p == null && !m.equals(model) && catalog != null && catalog.find(m) != null) {
+          p = catalog.find(m).price();
+        }
+        if (p != null) {
+          worst = worst == null ? p : new io.pointsman.catalog.Price(
+              Math.max(worst.inputPerMillion(), p.inputPerMillion()),
+              Math.max(worst.outputPerMillion(), p.outputPerMillion()),
+              Math.max(worst.cachedInputPerMillion(), p.cachedInputPerMillion()));
+        }
+      }
+    }
+    return worst;
+  }
+
   @Override
   public String toString() {
     return "DeploymentRouter(" + byId.size() + " deployments, " + strategy + ")";
