@@ -50,6 +50,8 @@ public final class CaffeineExactCache implements ResponseCache, AutoCloseable {
   /** The layer name of the shared tier in cache statuses. */
   public static final String SHARED_LAYER = "exact-redis";
 
+  private static final String BOTH_LAYERS = LAYER + "+" + SHARED_LAYER;
+
   private final Cache<ByteBuffer, ChatResponse> entries;
   private final Predicate<ChatRequest> eligible;
   private final Duration ttl;
@@ -108,14 +110,14 @@ public final class CaffeineExactCache implements ResponseCache, AutoCloseable {
     }
     if (bytes == null) {
       counters.increment(Counter.SHARED_EXACT_MISSES);
-      return CacheLookup.miss(SHARED_LAYER);
+      return CacheLookup.miss(BOTH_LAYERS);
     }
     ChatResponse response;
     try {
       response = Json.readResponse(bytes);
     } catch (RuntimeException e) {
       counters.increment(Counter.REDIS_ERRORS);
-      return new CacheLookup(new CacheStatus(io.pointsman.CacheOutcome.MISS, SHARED_LAYER,
+      return new CacheLookup(new CacheStatus(io.pointsman.CacheOutcome.MISS, BOTH_LAYERS,
           "error: unreadable entry"), null);
     }
     counters.increment(Counter.SHARED_EXACT_HITS);
@@ -126,7 +128,7 @@ public final class CaffeineExactCache implements ResponseCache, AutoCloseable {
   private CacheLookup sharedFailure(RuntimeException e) {
     boolean timeout = RedisConnection.isTimeout(e);
     counters.increment(timeout ? Counter.REDIS_TIMEOUTS : Counter.REDIS_ERRORS);
-    return new CacheLookup(new CacheStatus(io.pointsman.CacheOutcome.MISS, SHARED_LAYER,
+    return new CacheLookup(new CacheStatus(io.pointsman.CacheOutcome.MISS, BOTH_LAYERS,
         timeout ? "error: redis timeout" : "error: redis unavailable"), null);
   }
 
@@ -174,6 +176,7 @@ public final class CaffeineExactCache implements ResponseCache, AutoCloseable {
    * @return the count
    */
   public long size() {
+    entries.cleanUp();
     return entries.estimatedSize();
   }
 
