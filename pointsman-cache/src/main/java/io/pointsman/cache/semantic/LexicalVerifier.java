@@ -252,8 +252,8 @@ public final class LexicalVerifier {
       if (name || (hasDigit && hasLetter) || codeLike) {
         entities.add(lower);
         // Also a content word, so that a text without case information still compares it.
-        content.add(lower);
-        contentOrder.add(lower);
+        content.add(stem(lower));
+        contentOrder.add(stem(lower));
         return;
       }
       String pole = POLES.get(lower);

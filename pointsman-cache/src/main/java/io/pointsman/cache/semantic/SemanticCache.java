@@ -83,12 +83,15 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   public static final double DEFAULT_THRESHOLD = 0.90;
 
   private static final int CANDIDATES = 5;
+  private static final int SWEEP_EVERY = 1024;
 
   private final MiniLmEmbedder embedder;
   private final LexicalVerifier verifier;
   private final double threshold;
   private final Duration ttl;
-  private final int maxEntriesPerScope;
+  private final int maxEntries;
+  private final AtomicInteger vectorsHeld = new AtomicInteger();
+  private final AtomicInteger storesSinceSweep = new AtomicInteger();
   private final Predicate<ChatRequest> eligible;
   private final Clock clock;
   private final boolean flatIndex;
@@ -123,7 +126,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     this.verifier = b.verifier;
     this.threshold = b.threshold;
     this.ttl = b.ttl;
-    this.maxEntriesPerScope = b.maxEntriesPerScope;
+    this.maxEntries = b.maxEntries;
     this.eligible = b.eligible;
     this.clock = b.clock;
     this.flatIndex = b.flatIndex;
@@ -146,8 +149,8 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   }
 
   /**
-   * Returns a builder over an embedder: threshold 0.90, 10 minutes TTL, 100,000 entries per
-   * scope, deterministic requests only, HNSW index, no shared tier.
+   * Returns a builder over an embedder: threshold 0.90, 10 minutes TTL, 100,000 entries,
+   * deterministic requests only, HNSW index, no shared tier.
    *
    * @param embedder the embedder; not closed by the cache
    * @return the builder
@@ -264,6 +267,9 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
       counters.increment(Counter.STORES_DROPPED);
       return;
     }
+    if (storesSinceSweep.incrementAndGet() % SWEEP_EVERY == 0) {
+      sweepExpired();
+    }
     if (!add(scopeKey, text, vector, response, expiresAt)) {
       return;
     }
@@ -274,22 +280,49 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
 
   private boolean add(String scopeKey, String text, float[] vector, ChatResponse response,
       Instant expiresAt) {
-    Scope scope = scopes.computeIfAbsent(scopeKey, k -> new Scope(
-        flatIndex ? VectorIndex.flat(MiniLmEmbedder.DIMENSIONS)
-            : VectorIndex.hnsw(MiniLmEmbedder.DIMENSIONS)));
-    scope.addLock.lock();
-    try {
-      if (scope.entries.size() >= maxEntriesPerScope) {
-        counters.increment(Counter.STORES_DROPPED);
-        return false;
+    while (true) {
+      Scope scope = scopes.computeIfAbsent(scopeKey, k -> new Scope(
+          flatIndex ? VectorIndex.flat(MiniLmEmbedder.DIMENSIONS)
+              : VectorIndex.hnsw(MiniLmEmbedder.DIMENSIONS)));
+      scope.addLock.lock();
+      try {
+        if (scopes.get(scopeKey) != scope) {
+          continue; // swept between lookup and lock: add to the scope that replaced it
+        }
+        if (vectorsHeld.incrementAndGet() > maxEntries) {
+          vectorsHeld.decrementAndGet();
+          counters.increment(Counter.STORES_DROPPED);
+          return false;
+        }
+        int id = scope.nextId.getAndIncrement();
+        scope.entries.put(id, new Entry(text, response, expiresAt));
+        scope.index.add(id, vector);
+        counters.increment(Counter.STORES_DONE);
+        return true;
+      } finally {
+        scope.addLock.unlock();
       }
-      int id = scope.nextId.getAndIncrement();
-      scope.entries.put(id, new Entry(text, response, expiresAt));
-      scope.index.add(id, vector);
-      counters.increment(Counter.STORES_DONE);
-      return true;
-    } finally {
-      scope.addLock.unlock();
+    }
+  }
+
+  /**
+   * Drops expired entries, and whole scopes once every entry in them expired; only then are
+   * their vectors freed, since an index does not delete. The vectors of expired entries in a
+   * live scope count against the bound until the scope empties.
+   */
+  private void sweepExpired() {
+    Instant now = clock.now();
+    for (Map.Entry<String, Scope> e : scopes.entrySet()) {
+      Scope scope = e.getValue();
+      scope.addLock.lock();
+      try {
+        scope.entries.values().removeIf(entry -> !now.isBefore(entry.expiresAt()));
+        if (scope.entries.isEmpty() && scopes.remove(e.getKey(), scope)) {
+          vectorsHeld.addAndGet(-scope.index.size());
+        }
+      } finally {
+        scope.addLock.unlock();
+      }
     }
   }
 
@@ -488,7 +521,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     private LexicalVerifier verifier = LexicalVerifier.standard();
     private double threshold = DEFAULT_THRESHOLD;
     private Duration ttl = Duration.ofMinutes(10);
-    private int maxEntriesPerScope = 100_000;
+    private int maxEntries = 100_000;
     private Predicate<ChatRequest> eligible = InMemoryExactCache::deterministic;
     private Clock clock = Clock.system();
     private boolean flatIndex;
@@ -544,18 +577,18 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     }
 
     /**
-     * Sets the most entries per scope; later stores into a full scope are dropped and
-     * counted.
+     * Sets the most vectors held across scopes (about 1.6 KB each plus the response); stores
+     * beyond it are dropped and counted until expired scopes are swept.
      *
      * @param value at least 1
      * @return this builder
      * @throws IllegalArgumentException if below 1
      */
-    public Builder maxEntriesPerScope(int value) {
+    public Builder maxEntries(int value) {
       if (value < 1) {
-        throw new IllegalArgumentException("maxEntriesPerScope must be at least 1: " + value);
+        throw new IllegalArgumentException("maxEntries must be at least 1: " + value);
       }
-      this.maxEntriesPerScope = value;
+      this.maxEntries = value;
       return this;
     }
 
