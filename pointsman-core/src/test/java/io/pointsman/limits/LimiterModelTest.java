@@ -79,6 +79,9 @@ class LimiterModelTest {
   private final List<Call> live = new ArrayList<>();
   private final List<Charge> ledger = new ArrayList<>();
   private long overshoot;
+  private long grants;
+  private long denials;
+  private long crashes;
 
   @Test
   void randomSequencesKeepTheCountersEqualToTheModel() {
@@ -91,6 +94,10 @@ class LimiterModelTest {
     for (int i = 0; i < 150; i++) {
       run(base + i);
     }
+    // The runs reached every interesting path, not just the easy ones.
+    assertThat(grants).isPositive();
+    assertThat(denials).isPositive();
+    assertThat(crashes).isPositive();
   }
 
   private void run(long seed) {
@@ -187,8 +194,10 @@ class LimiterModelTest {
           c.at));
     } catch (PointsmanException e) {
       assertThat(e.rule()).as("denial").isEqualTo(expectedDenial);
+      denials++;
       return;
     }
+    grants++;
     assertThat(expectedDenial).as("the model expected a denial").isNull();
     for (int i = 0; i < RULES.size(); i++) {
       LimitRule r = RULES.get(i);
@@ -254,6 +263,7 @@ class LimiterModelTest {
 
   /** The process dies; a new one rebuilds from the ledger and the journal. */
   private void crashAndReplay() {
+    crashes++;
     limiter = newLimiter();
     List<Reservation> recovered = limiter.rebuild(this::ledgerSpent, journal());
     Map<String, Reservation> byId = new HashMap<>();
