@@ -64,7 +64,8 @@ class SharedBudgetTest {
   private static final String KEY = "pm-limits-shared-0001";
   private static final long LIMIT = 20_000;
   private static final int THREADS = 64;
-  private static final int CALLS_PER_THREAD = 10;
+  /** Calls per thread, so that 64 threads per instance ask for more than the budget holds. */
+  private static final int CALLS_PER_INSTANCE_THREAD = 20;
   private static final Scope TEAM = Scope.team("t1");
   private static final Scope ORPHAN_KEY = Scope.key("k9");
 
@@ -112,7 +113,7 @@ class SharedBudgetTest {
         Thread thread = new Thread(() -> {
           try {
             start.await();
-            for (int i = 0; i < CALLS_PER_THREAD; i++) {
+            for (int i = 0; i < CALLS_PER_INSTANCE_THREAD / gateways.size(); i++) {
               try {
                 ChatResult r = g.chat(request, CallOptions.of(KEY));
                 charged.addAndGet(r.costMicros());
