@@ -17,10 +17,12 @@ import io.pointsman.model.ToolCall;
 import io.pointsman.spi.Identity;
 import io.pointsman.spi.InputGuardrail;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The input guardrail chain (stage 4, {@code guardrail.input}): message bounds first, then each
@@ -255,6 +257,7 @@ public final class InputGuardrailChain implements InputGuardrail {
     private final List<RuleSet.Entry> entries = new ArrayList<>();
     private GuardrailPolicy policy = GuardrailPolicy.none();
     private GuardrailListener listener = GuardrailListener.NONE;
+    private final Set<String> set = new HashSet<>();
     private int maxJsonDepth = 32;
     private long maxJsonChars = 1 << 20;
 
@@ -266,9 +269,12 @@ public final class InputGuardrailChain implements InputGuardrail {
      * @param value the bounds
      * @return this builder
      * @throws NullPointerException if value is null
+     * @throws IllegalStateException if the bounds were already set
      */
     public Builder bounds(MessageBoundsGuardrail value) {
-      this.bounds = Objects.requireNonNull(value, "bounds");
+      Objects.requireNonNull(value, "bounds");
+      once("bounds", bounds);
+      this.bounds = value;
       return this;
     }
 
@@ -292,9 +298,12 @@ public final class InputGuardrailChain implements InputGuardrail {
      * @param value the policy
      * @return this builder
      * @throws NullPointerException if value is null
+     * @throws IllegalStateException if the policy was already set
      */
     public Builder policy(GuardrailPolicy value) {
-      this.policy = Objects.requireNonNull(value, "policy");
+      Objects.requireNonNull(value, "policy");
+      once("policy", policy);
+      this.policy = value;
       return this;
     }
 
@@ -304,9 +313,12 @@ public final class InputGuardrailChain implements InputGuardrail {
      * @param value the listener
      * @return this builder
      * @throws NullPointerException if value is null
+     * @throws IllegalStateException if the listener was already set
      */
     public Builder listener(GuardrailListener value) {
-      this.listener = Objects.requireNonNull(value, "listener");
+      Objects.requireNonNull(value, "listener");
+      once("listener", listener);
+      this.listener = value;
       return this;
     }
 
@@ -338,6 +350,12 @@ public final class InputGuardrailChain implements InputGuardrail {
       }
       this.maxJsonChars = value;
       return this;
+    }
+
+    private void once(String name, Object current) {
+      if (!set.add(name)) {
+        throw new IllegalStateException(name + " was already set to " + current);
+      }
     }
 
     /**

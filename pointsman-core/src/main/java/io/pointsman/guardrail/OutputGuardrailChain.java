@@ -13,8 +13,10 @@ import io.pointsman.model.ToolCall;
 import io.pointsman.spi.Identity;
 import io.pointsman.spi.OutputGuardrail;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The output guardrail chain (stage 8, {@code guardrail.output}): each detector over every
@@ -154,6 +156,7 @@ public final class OutputGuardrailChain implements OutputGuardrail {
     private final List<RuleSet.Entry> entries = new ArrayList<>();
     private GuardrailPolicy policy = GuardrailPolicy.none();
     private GuardrailListener listener = GuardrailListener.NONE;
+    private final Set<String> set = new HashSet<>();
     private int window = 512;
 
     private Builder() {}
@@ -178,9 +181,12 @@ public final class OutputGuardrailChain implements OutputGuardrail {
      * @param value the policy
      * @return this builder
      * @throws NullPointerException if value is null
+     * @throws IllegalStateException if the policy was already set
      */
     public Builder policy(GuardrailPolicy value) {
-      this.policy = Objects.requireNonNull(value, "policy");
+      Objects.requireNonNull(value, "policy");
+      once("policy", policy);
+      this.policy = value;
       return this;
     }
 
@@ -190,9 +196,12 @@ public final class OutputGuardrailChain implements OutputGuardrail {
      * @param value the listener
      * @return this builder
      * @throws NullPointerException if value is null
+     * @throws IllegalStateException if the listener was already set
      */
     public Builder listener(GuardrailListener value) {
-      this.listener = Objects.requireNonNull(value, "listener");
+      Objects.requireNonNull(value, "listener");
+      once("listener", listener);
+      this.listener = value;
       return this;
     }
 
@@ -210,6 +219,12 @@ public final class OutputGuardrailChain implements OutputGuardrail {
       }
       this.window = value;
       return this;
+    }
+
+    private void once(String name, Object current) {
+      if (!set.add(name)) {
+        throw new IllegalStateException(name + " was already set to " + current);
+      }
     }
 
     /**

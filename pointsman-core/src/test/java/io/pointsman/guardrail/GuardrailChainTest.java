@@ -205,4 +205,15 @@ class GuardrailChainTest {
     assertThat(text).isEqualTo("Mail [REDACTED:pii.email] or call [REDACTED:pii.phone], card "
         + "[REDACTED:pii.card], IBAN [REDACTED:pii.iban].");
   }
+
+  @Test
+  void singleValuedBuilderSettersRefuseASecondCall() {
+    InputGuardrailChain.Builder b = InputGuardrailChain.builder().policy(GuardrailPolicy.none());
+    assertThatThrownBy(() -> b.policy(GuardrailPolicy.none()))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("policy was already set");
+    OutputGuardrailChain.Builder o = OutputGuardrailChain.builder()
+        .listener(GuardrailListener.NONE);
+    assertThatThrownBy(() -> o.listener(GuardrailListener.NONE))
+        .isInstanceOf(IllegalStateException.class);
+  }
 }
