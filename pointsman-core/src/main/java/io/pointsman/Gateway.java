@@ -476,7 +476,7 @@ public final class Gateway implements AutoCloseable {
           call.identity.keyId(), call.identity.userId(), call.identity.teamId(),
           call.identity.orgId(), call.tags, call.model.name(), deployment.id(),
           deployment.provider(), call.reservation.id(), call.reservation.heldMicros(),
-          call.worstCaseMicros, clock.now());
+          call.worstCaseMicros, clock.now(), call.startedAt);
       try {
         accounting.dispatched(intent);
       } catch (PointsmanException e) {
@@ -589,7 +589,7 @@ public final class Gateway implements AutoCloseable {
 
     long t = clock.nanoTime();
     try {
-      endReservation(call, cost);
+      endReservation(call, cost, usage);
       UsageRecord record = new UsageRecord(call.eventId, call.requestId,
           call.identity.keyId(), call.identity.userId(), call.identity.teamId(),
           call.identity.orgId(), call.tags, call.model == null ? null : call.model.name(),
@@ -637,14 +637,14 @@ public final class Gateway implements AutoCloseable {
     }
   }
 
-  private void endReservation(Call call, long cost) {
+  private void endReservation(Call call, long cost, Usage usage) {
     if (call.reservation == null || call.reservationEnded) {
       return;
     }
     call.reservationEnded = true;
     try {
       if (call.dispatched > 0) {
-        call.reservation.settle(cost);
+        call.reservation.settle(cost, usage);
       } else {
         call.reservation.release();
       }

@@ -345,7 +345,8 @@ public final class CounterLimiter implements Limiter {
       long heldSum = 0;
       for (DispatchIntent i : held) {
         if (i.heldMicros() > 0 && r.rule.scope().matches(i.keyId(), i.teamId(), i.orgId(),
-            i.tags(), i.model()) && !i.at().isBefore(from) && (to == null || i.at().isBefore(to))) {
+            i.tags(), i.model()) && !i.callStartedAt().isBefore(from)
+            && (to == null || i.callStartedAt().isBefore(to))) {
           heldSum = Math.addExact(heldSum, i.heldMicros());
           holds.computeIfAbsent(i, k -> new ArrayList<>())
               .add(Counter.budget(w.key, r.rule.limit(), i.heldMicros(), w.endMillis));

@@ -25,11 +25,14 @@ import java.util.Set;
  * @param heldMicros the amount the reservation holds against budgets
  * @param worstCaseMicros the call's worst-case cost, charged if its outcome stays unknown
  * @param at when the intent was recorded
+ * @param callStartedAt when the call entered the gateway (the time its budget period is judged
+ *     by, also for an attempt dispatched after a period boundary)
  */
 public record DispatchIntent(
     String eventId, String requestId, int attempt, String keyId, String userId, String teamId,
     String orgId, Set<String> tags, String model, String deploymentId, String provider,
-    String reservationId, long heldMicros, long worstCaseMicros, Instant at) {
+    String reservationId, long heldMicros, long worstCaseMicros, Instant at,
+    Instant callStartedAt) {
 
   /**
    * Validates the fields.
@@ -47,8 +50,36 @@ public record DispatchIntent(
     Objects.requireNonNull(provider, "provider");
     Objects.requireNonNull(reservationId, "reservationId");
     Objects.requireNonNull(at, "at");
+    Objects.requireNonNull(callStartedAt, "callStartedAt");
     if (attempt < 1 || heldMicros < 0 || worstCaseMicros < 0) {
       throw new IllegalArgumentException("invalid dispatch intent amounts");
     }
+  }
+
+  /**
+   * Creates an intent whose call started when it was recorded.
+   *
+   * @param eventId the call's event id
+   * @param requestId the call's request id
+   * @param attempt the attempt number, from 1
+   * @param keyId the virtual key's id
+   * @param userId the user, or {@code null}
+   * @param teamId the team, or {@code null}
+   * @param orgId the organisation, or {@code null}
+   * @param tags the key's and the call's tags
+   * @param model the canonical model
+   * @param deploymentId the deployment this attempt goes to
+   * @param provider the provider name
+   * @param reservationId the reservation held for the call
+   * @param heldMicros the amount the reservation holds against budgets
+   * @param worstCaseMicros the call's worst-case cost
+   * @param at when the intent was recorded, also taken as the call's start
+   */
+  public DispatchIntent(
+      String eventId, String requestId, int attempt, String keyId, String userId, String teamId,
+      String orgId, Set<String> tags, String model, String deploymentId, String provider,
+      String reservationId, long heldMicros, long worstCaseMicros, Instant at) {
+    this(eventId, requestId, attempt, keyId, userId, teamId, orgId, tags, model, deploymentId,
+        provider, reservationId, heldMicros, worstCaseMicros, at, at);
   }
 }

@@ -30,6 +30,18 @@ public interface Reservation {
   void settle(long actualMicros);
 
   /**
+   * Settles with the call's token usage as well, for limiters that count tokens and refund
+   * what the reservation over-held. The gateway calls this form; the default ignores the usage
+   * and calls {@link #settle(long)}. Called at most once, never with {@link #release}.
+   *
+   * @param actualMicros the actual cost
+   * @param usage the usage charged, or {@code null} when no provider work was done
+   */
+  default void settle(long actualMicros, io.pointsman.model.Usage usage) {
+    settle(actualMicros);
+  }
+
+  /**
    * Frees the hold and any concurrency slot without charging. Called when the call ended before
    * any provider was dispatched. Called at most once, never together with {@link #settle}.
    */

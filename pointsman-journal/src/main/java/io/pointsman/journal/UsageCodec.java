@@ -56,6 +56,7 @@ final class UsageCodec {
       out.writeLong(i.heldMicros());
       out.writeLong(i.worstCaseMicros());
       instant(out, i.at());
+      instant(out, i.callStartedAt());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -65,9 +66,25 @@ final class UsageCodec {
   static DispatchIntent decodeIntent(byte[] payload) {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
       version(in);
-      return new DispatchIntent(str(in), str(in), in.readInt(), str(in), str(in), str(in),
-          str(in), tags(in), str(in), str(in), str(in), str(in), in.readLong(), in.readLong(),
-          instant(in));
+      String eventId = str(in);
+      String requestId = str(in);
+      int attempt = in.readInt();
+      String keyId = str(in);
+      String userId = str(in);
+      String teamId = str(in);
+      String orgId = str(in);
+      Set<String> tags = tags(in);
+      String model = str(in);
+      String deployment = str(in);
+      String provider = str(in);
+      String reservation = str(in);
+      long held = in.readLong();
+      long worst = in.readLong();
+      Instant at = instant(in);
+      // Intents written before the call's start was recorded end here: take the intent's time.
+      Instant started = in.available() > 0 ? instant(in) : at;
+      return new DispatchIntent(eventId, requestId, attempt, keyId, userId, teamId, orgId, tags,
+          model, deployment, provider, reservation, held, worst, at, started);
     } catch (IOException e) {
       throw new JournalException("undecodable dispatch intent", e);
     }

@@ -208,6 +208,15 @@ class JournalAccountingTest {
     assertThat(UsageCodec.decodeRecord(UsageCodec.encode(live))).isEqualTo(live);
     DispatchIntent i = intent("e", 3);
     assertThat(UsageCodec.decodeIntent(UsageCodec.encode(i))).isEqualTo(i);
+    DispatchIntent later = new DispatchIntent("e2", "r", 2, "k1", null, null, null, Set.of(),
+        "m", "d", "fixture", "e2", 1, 2, Instant.parse("2026-01-01T00:00:01Z"),
+        Instant.parse("2025-12-31T23:59:59Z"));
+    assertThat(UsageCodec.decodeIntent(UsageCodec.encode(later)).callStartedAt())
+        .isEqualTo(later.callStartedAt());
+    // An intent written before the call's start was recorded (12 bytes shorter) still reads.
+    byte[] full = UsageCodec.encode(later);
+    byte[] older = java.util.Arrays.copyOf(full, full.length - 12);
+    assertThat(UsageCodec.decodeIntent(older).callStartedAt()).isEqualTo(later.at());
     assertThat(List.copyOf(live.tags())).contains("checkout");
   }
 }

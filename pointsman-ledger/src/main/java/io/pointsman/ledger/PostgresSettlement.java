@@ -394,7 +394,7 @@ public final class PostgresSettlement implements Settlement {
       held[i] = d.heldMicros();
       worstCase[i] = d.worstCaseMicros();
       floor[i] = f;
-      startedAt[i] = d.at().toString();
+      startedAt[i] = d.callStartedAt().toString();
       heldSince[i] = call.recoveredAt().toString();
       holdUntil[i] = call.recoveredAt().plus(holdWindow).toString();
     }
