@@ -7,6 +7,11 @@ import io.pointsman.Gateway;
 import io.pointsman.auth.InMemoryKeyStore;
 import io.pointsman.auth.KeySpec;
 import io.pointsman.auth.VirtualKeys;
+import io.pointsman.cache.InMemoryExactCache;
+import io.pointsman.cache.semantic.MiniLmEmbedder;
+import io.pointsman.cache.semantic.SemanticCache;
+import io.pointsman.cache.tiered.TieredCache;
+import io.pointsman.spi.ResponseCache;
 import io.pointsman.catalog.ModelCatalog;
 import io.pointsman.catalog.ModelSpec;
 import io.pointsman.catalog.Price;
@@ -54,7 +59,8 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Paths: {@code bypass} (the gateway with {@code no-cache}: every stage, the provider over
  * HTTP, two journal forces), {@code hit} (an exact L1 hit), {@code stream} (time to first token
- * and to completion). For each path, rate and prompt size the arms run in the order direct,
+ * and to completion), {@code semantic} (a new question every call: the exact layer misses, the
+ * semantic layer embeds it with MiniLM, searches and misses, the provider answers). For each path, rate and prompt size the arms run in the order direct,
  * gateway, gateway, direct (A B B A), each gateway run on a fresh journal and a fresh database;
  * a warmup is discarded; after each gateway run the ledger is reconciled (one row per
  * acknowledged response, charges equal costs, journal drained, nothing held) and a run that
@@ -68,7 +74,7 @@ import org.HdrHistogram.Histogram;
  * <p>Run: {@code mvn -B -q -pl pointsman-jmh -am package -DskipTests && java -cp
  * pointsman-jmh/target/benchmarks.jar io.pointsman.jmh.harness.OverheadHarness
  * --out=pointsman-jmh/results/harness/evidence}
- * (options: {@code --rates=50,500 --sizes=150,4096 --paths=bypass,hit,stream --warmup=2
+ * (options: {@code --rates=50,500 --sizes=150,4096 --paths=bypass,hit,stream,semantic --warmup=2
  * --measure=8 --ramp} — {@code --ramp} instead finds the highest rate the durable profile
  * sustains with p99 under 10 ms and no errors).
  */
@@ -261,8 +267,16 @@ public final class OverheadHarness {
       String key = VirtualKeys.generate();
       keys.addKey(key, KeySpec.builder("harness").team("bench").org("acme").build());
       AtomicLong acknowledged = new AtomicLong();
+      AtomicLong unique = new AtomicLong();
       OpenLoop.Result result;
+      boolean semantic = path.equals("semantic");
+      MiniLmEmbedder embedder = semantic ? MiniLmEmbedder.builder().build() : null;
+      SemanticCache semanticCache = semantic ? SemanticCache.builder(embedder).build() : null;
+      ResponseCache cache = semantic
+          ? TieredCache.of(InMemoryExactCache.ofDefaults(Clock.system()), semanticCache)
+          : InMemoryExactCache.ofDefaults(Clock.system());
       try (Gateway gateway = Gateway.builder()
+          .cache(cache)
           .authenticator(keys)
           .models(ModelCatalog.builder().model(ModelSpec.builder(MODEL).contextWindow(128_000)
               .maxOutputTokens(1_000).price(Price.of(150_000, 600_000)).build()).build())
@@ -285,7 +299,13 @@ public final class OverheadHarness {
           acknowledged.incrementAndGet();
         }
         OpenLoop.Request call = (scheduled, firstByte) -> {
-          if (path.equals("stream")) {
+          if (semantic) {
+            // A new question every time: the exact layer misses, the semantic layer embeds the
+            // question, searches and misses, the provider answers, both layers store.
+            gateway.chat(ChatRequest.builder().model(MODEL).addMessage(Message.user(
+                "question " + unique.incrementAndGet() + ": " + prompt(size)))
+                .temperature(0.0).maxTokens(100).build(), options);
+          } else if (path.equals("stream")) {
             boolean[] first = {true};
             gateway.stream(request, options, chunk -> {
               if (first[0]) {
@@ -300,7 +320,12 @@ public final class OverheadHarness {
         };
         OpenLoop.run(rate, warmup, call);
         result = OpenLoop.run(rate, measure, call);
-      } // closes the accounting: drains the journal into PostgreSQL
+      } finally {
+        if (semanticCache != null) {
+          semanticCache.close();
+          embedder.close();
+        }
+      } // closing the gateway closes the accounting: drains the journal into PostgreSQL
       ReconciliationReport report = settlement.reconcile(acknowledged.get(),
           accounting.backlog());
       boolean passed = report.balanced() && report.heldCount() == 0
