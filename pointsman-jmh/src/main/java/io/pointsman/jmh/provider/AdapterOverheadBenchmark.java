@@ -51,7 +51,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  * {@code promptBytes} is the size of the user message (150 B, 4 KiB, 32 KiB). The fixture
  * answers with zero delay; its connection threads, the client's selector thread and the
- * benchmark thread share the machine's cores.
+ * benchmark thread share the machine's cores. Warm-up iterations are 5 s each (the command's
+ * {@code -wi 2} keeps that time): with 1 s the adapter arms were still getting faster during
+ * measurement, and JMH runs each arm in its own fork, one after the other.
  *
  * <p>Run: {@code cd /work/main && mvn -B -q -pl pointsman-jmh -am package -DskipTests && java
  * -jar pointsman-jmh/target/benchmarks.jar AdapterOverheadBenchmark -wi 2 -i 3 -r 1s -f 1 -rf
@@ -61,7 +63,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 2, time = 1)
+@Warmup(iterations = 2, time = 5)
 @Measurement(iterations = 3, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"-Xms512m", "-Xmx512m"})
 public class AdapterOverheadBenchmark {
