@@ -57,8 +57,23 @@ public final class VirtualKeys {
    * @return 32 bytes
    */
   public static byte[] hash(String key) {
+    return sha256().digest(key.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static final MessageDigest PROTOTYPE = newSha256();
+
+  /** A fresh SHA-256 digest: cloning a prototype skips the provider lookup on every call. */
+  private static MessageDigest sha256() {
     try {
-      return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+      return (MessageDigest) PROTOTYPE.clone();
+    } catch (CloneNotSupportedException e) {
+      return newSha256();
+    }
+  }
+
+  private static MessageDigest newSha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required by every Java platform", e);
     }
