@@ -29,10 +29,12 @@ import redis.clients.jedis.params.SetParams;
 
 /**
  * The exact L1: responses in process (Caffeine, size-bounded with W-TinyLFU eviction, expiring
- * a fixed time after the write) under core's canonical request hash
- * ({@link InMemoryExactCache#key}: SHA-256 of org, team, canonical model and the normalized
- * request). With {@link Builder#shared} an L1 miss reads a shared exact tier in Redis, bounded
- * by the connection's time-out; a Redis hit refills the L1. Writes to Redis run off the request
+ * a fixed time after the write) under the tenant scope and the request normalized as core's
+ * canonical key normalizes it, compared structurally (key order and dropped fields do not
+ * matter; a fast seeded hash picks the bucket, equality decides, so no digest collision can
+ * cross tenants). With {@link Builder#shared} an L1 miss reads a shared exact tier in Redis
+ * under core's canonical SHA-256 ({@link InMemoryExactCache#key}), bounded by the connection's
+ * time-out; a Redis hit refills the L1. Writes to Redis, and their SHA-256, run off the request
  * thread. Only eligible requests are read or stored (by default deterministic ones:
  * temperature 0, one choice). Thread-safe.
  *
@@ -52,7 +54,7 @@ public final class CaffeineExactCache implements ResponseCache, AutoCloseable {
 
   private static final String BOTH_LAYERS = LAYER + "+" + SHARED_LAYER;
 
-  private final Cache<ByteBuffer, ChatResponse> entries;
+  private final Cache<ExactKey, ChatResponse> entries;
   private final Predicate<ChatRequest> eligible;
   private final Duration ttl;
   private final RedisConnection shared;
@@ -92,7 +94,7 @@ public final class CaffeineExactCache implements ResponseCache, AutoCloseable {
       counters.increment(Counter.SKIPPED);
       return CacheLookup.skipped("not deterministic");
     }
-    ByteBuffer key = InMemoryExactCache.key(query);
+    ExactKey key = ExactKey.of(query);
     ChatResponse found = entries.getIfPresent(key);
     if (found != null) {
       counters.increment(Counter.EXACT_HITS);
@@ -104,7 +106,7 @@ public final class CaffeineExactCache implements ResponseCache, AutoCloseable {
     }
     byte[] bytes;
     try {
-      bytes = shared.client().get(redisKey(key));
+      bytes = shared.client().get(redisKey(InMemoryExactCache.key(query)));
     } catch (RuntimeException e) {
       return sharedFailure(e);
     }
@@ -137,15 +139,14 @@ public final class CaffeineExactCache implements ResponseCache, AutoCloseable {
     if (query.control() == CacheControl.NO_STORE || !eligible.test(query.request())) {
       return;
     }
-    ByteBuffer key = InMemoryExactCache.key(query);
-    entries.put(key, response);
+    entries.put(ExactKey.of(query), response);
     counters.increment(Counter.STORES_DONE);
     if (shared == null) {
       return;
     }
     try {
       counters.increment(Counter.STORES_QUEUED);
-      executor.execute(() -> publish(key, response));
+      executor.execute(() -> publish(InMemoryExactCache.key(query), response));
     } catch (RejectedExecutionException e) {
       counters.increment(Counter.STORES_DROPPED);
     }

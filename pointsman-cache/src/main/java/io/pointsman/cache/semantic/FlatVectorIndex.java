@@ -51,6 +51,18 @@ final class FlatVectorIndex implements VectorIndex {
     }
   }
 
+  /** Adds every vector held here to another index, in insertion order. */
+  void copyInto(VectorIndex target) {
+    lock.readLock().lock();
+    try {
+      for (int i = 0; i < count; i++) {
+        target.add(ids[i], Arrays.copyOfRange(data, i * dimensions, (i + 1) * dimensions));
+      }
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
   @Override
   public int size() {
     lock.readLock().lock();

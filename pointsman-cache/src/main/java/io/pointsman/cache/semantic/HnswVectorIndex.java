@@ -88,7 +88,7 @@ final class HnswVectorIndex implements VectorIndex {
       for (int l = Math.min(level, topLevel); l >= 0; l--) {
         List<VectorIndex.Neighbor> found = searchLayer(state, unitVector, current, efConstruction, l);
         int max = l == 0 ? maxLinksLayer0 : maxLinks;
-        int[] chosen = selectNeighbors(unitVector, found, max);
+        int[] chosen = selectNeighbors(found, max);
         for (int neighbor : chosen) {
           connect(node, neighbor, l);
           connect(neighbor, node, l);
@@ -121,7 +121,7 @@ final class HnswVectorIndex implements VectorIndex {
    * node than to every neighbour already kept, so links spread over directions instead of
    * crowding one cluster; the remaining slots are filled by plain similarity.
    */
-  private int[] selectNeighbors(float[] v, List<VectorIndex.Neighbor> candidates, int max) {
+  private int[] selectNeighbors(List<VectorIndex.Neighbor> candidates, int max) {
     int[] kept = new int[Math.min(max, candidates.size())];
     boolean[] used = new boolean[candidates.size()];
     int n = 0;
@@ -148,13 +148,25 @@ final class HnswVectorIndex implements VectorIndex {
   }
 
   private float similarity(int a, int b) {
-    float s = 0;
-    int oa = a * dimensions;
-    int ob = b * dimensions;
-    for (int i = 0; i < dimensions; i++) {
-      s += data[oa + i] * data[ob + i];
+    return dot(data, a * dimensions, data, b * dimensions, dimensions);
+  }
+
+  private static float dot(float[] a, int ao, float[] b, int bo, int length) {
+    float s0 = 0;
+    float s1 = 0;
+    float s2 = 0;
+    float s3 = 0;
+    int i = 0;
+    for (; i + 3 < length; i += 4) {
+      s0 += a[ao + i] * b[bo + i];
+      s1 += a[ao + i + 1] * b[bo + i + 1];
+      s2 += a[ao + i + 2] * b[bo + i + 2];
+      s3 += a[ao + i + 3] * b[bo + i + 3];
     }
-    return s;
+    for (; i < length; i++) {
+      s0 += a[ao + i] * b[bo + i];
+    }
+    return (s0 + s1) + (s2 + s3);
   }
 
   private void connect(int from, int to, int level) {
@@ -166,28 +178,17 @@ final class HnswVectorIndex implements VectorIndex {
       list[0] = size + 1;
       return;
     }
-    // Full: keep the max most similar of the old links plus the new one.
-    float[] sims = new float[size + 1];
-    int[] nodes = new int[size + 1];
+    // Full: choose again among the old links and the new one with the insertion heuristic, so
+    // that links reaching other regions survive instead of the least similar being cut.
+    List<VectorIndex.Neighbor> candidates = new ArrayList<>(size + 1);
     for (int i = 0; i < size; i++) {
-      nodes[i] = list[1 + i];
-      sims[i] = similarity(from, nodes[i]);
+      candidates.add(new VectorIndex.Neighbor(list[1 + i], similarity(from, list[1 + i])));
     }
-    nodes[size] = to;
-    sims[size] = similarity(from, to);
-    int weakest = 0;
-    for (int i = 1; i <= size; i++) {
-      if (sims[i] < sims[weakest]) {
-        weakest = i;
-      }
-    }
-    int j = 0;
-    for (int i = 0; i <= size; i++) {
-      if (i != weakest) {
-        list[1 + j++] = nodes[i];
-      }
-    }
-    list[0] = max;
+    candidates.add(new VectorIndex.Neighbor(to, similarity(from, to)));
+    candidates.sort((a, b) -> Float.compare(b.similarity(), a.similarity()));
+    int[] kept = selectNeighbors(candidates, max);
+    System.arraycopy(kept, 0, list, 1, kept.length);
+    list[0] = kept.length;
   }
 
   private int greedy(float[] q, int start, int level) {

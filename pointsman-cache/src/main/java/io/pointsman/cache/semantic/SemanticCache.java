@@ -56,14 +56,15 @@ import redis.clients.jedis.resps.StreamEntry;
  * share an entry, nor do two conversations with different histories.
  *
  * <p><b>When it hits.</b> The text is embedded with {@link MiniLmEmbedder}; the scope's
- * {@link VectorIndex} returns the nearest entries; a candidate answers only if its cosine
+ * {@link VectorIndex} (a flat scan up to {@link #DEFAULT_GRAPH_FROM} entries, HNSW beyond)
+ * returns the nearest entries; a candidate answers only if its cosine
  * similarity reaches the threshold (default 0.90) <em>and</em> the {@link LexicalVerifier}
  * finds that negation, numbers, names and direction agree. The similarity is reported in the
  * status's reason ({@code similarity=0.9412}).
  *
  * <p><b>Stores</b> run on a background executor: embedding, indexing, and with a shared
  * {@link RedisConnection}, an append to a Redis stream ({@code <prefix>semantic:stream},
- * trimmed to the most recent entries). Every instance reads that stream every sync interval
+ * trimmed to about {@code maxEntries} most recent entries). Every instance reads that stream every sync interval
  * (default 100 ms), so an entry stored on one instance is visible to the others within one
  * interval plus one Redis round trip while Redis answers; a new instance replays the stream,
  * so entries outlive the process until their TTL. Redis is never on the lookup path; a Redis
@@ -79,11 +80,14 @@ import redis.clients.jedis.resps.StreamEntry;
 public final class SemanticCache implements ResponseCache, AutoCloseable {
   /** The layer name in cache statuses. */
   public static final String LAYER = "semantic";
+  /** The scope size from which an HNSW graph replaces the flat scan, by default. */
+  public static final int DEFAULT_GRAPH_FROM = 2_048;
   /** The default similarity threshold. */
   public static final double DEFAULT_THRESHOLD = 0.90;
 
   private static final int CANDIDATES = 5;
   private static final int SWEEP_EVERY = 1024;
+  private static final int MEMO_MAX_CHARS = 2048;
 
   private final MiniLmEmbedder embedder;
   private final LexicalVerifier verifier;
@@ -94,7 +98,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   private final AtomicInteger storesSinceSweep = new AtomicInteger();
   private final Predicate<ChatRequest> eligible;
   private final Clock clock;
-  private final boolean flatIndex;
+  private final int graphFrom;
   private final CacheCounters counters;
   private final ExecutorService storeExecutor;
   private final boolean ownsStoreExecutor;
@@ -129,7 +133,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     this.maxEntries = b.maxEntries;
     this.eligible = b.eligible;
     this.clock = b.clock;
-    this.flatIndex = b.flatIndex;
+    this.graphFrom = b.graphFrom;
     this.counters = b.counters;
     this.shared = b.shared;
     this.ownsStoreExecutor = b.storeExecutor == null;
@@ -150,7 +154,8 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
 
   /**
    * Returns a builder over an embedder: threshold 0.90, 10 minutes TTL, 100,000 entries,
-   * deterministic requests only, HNSW index, no shared tier.
+   * deterministic requests only, a flat scan per scope up to 2,048 entries and HNSW beyond, no
+   * shared tier.
    *
    * @param embedder the embedder; not closed by the cache
    * @return the builder
@@ -282,8 +287,8 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
       Instant expiresAt) {
     while (true) {
       Scope scope = scopes.computeIfAbsent(scopeKey, k -> new Scope(
-          flatIndex ? VectorIndex.flat(MiniLmEmbedder.DIMENSIONS)
-              : VectorIndex.hnsw(MiniLmEmbedder.DIMENSIONS)));
+          graphFrom == Integer.MAX_VALUE ? VectorIndex.flat(MiniLmEmbedder.DIMENSIONS)
+              : VectorIndex.adaptive(MiniLmEmbedder.DIMENSIONS, graphFrom)));
       scope.addLock.lock();
       try {
         if (scopes.get(scopeKey) != scope) {
@@ -327,7 +332,10 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   }
 
   private float[] embed(String text) {
-    return recentEmbeddings.get(text, embedder::embed);
+    // The memo spares the store a second embedding of the text the lookup just embedded; long
+    // texts are left out so that it stays small.
+    return text.length() <= MEMO_MAX_CHARS ? recentEmbeddings.get(text, embedder::embed)
+        : embedder.embed(text);
   }
 
   private String streamKey() {
@@ -337,7 +345,8 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   private void publish(String scopeKey, String text, float[] vector, ChatResponse response,
       Instant expiresAt) {
     try {
-      shared.client().xadd(streamKey(), XAddParams.xAddParams().maxLen(200_000).approximateTrimming(),
+      shared.client().xadd(streamKey(),
+          XAddParams.xAddParams().maxLen(maxEntries).approximateTrimming(),
           Map.of("origin", origin, "scope", scopeKey, "text", text,
               "vector", encode(vector), "response", Json.write(response),
               "expires", Long.toString(expiresAt.toEpochMilli())));
@@ -495,13 +504,21 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
    * @throws InterruptedException if interrupted while waiting
    */
   public boolean awaitStores(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
     java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-    try {
-      storeExecutor.execute(done::countDown);
-    } catch (RejectedExecutionException e) {
-      return false;
+    while (true) {
+      try {
+        storeExecutor.execute(done::countDown);
+        break;
+      } catch (RejectedExecutionException e) {
+        // A full queue drains; a shut-down executor never will.
+        if (storeExecutor.isShutdown() || System.nanoTime() >= deadline) {
+          return false;
+        }
+        Thread.sleep(5);
+      }
     }
-    return done.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    return done.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
   }
 
   /** Stops the sync thread and, when the cache created it, the store thread. */
@@ -524,7 +541,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     private int maxEntries = 100_000;
     private Predicate<ChatRequest> eligible = InMemoryExactCache::deterministic;
     private Clock clock = Clock.system();
-    private boolean flatIndex;
+    private int graphFrom = DEFAULT_GRAPH_FROM;
     private CacheCounters counters = new CacheCounters();
     private ExecutorService storeExecutor;
     private RedisConnection shared;
@@ -615,12 +632,27 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     }
 
     /**
-     * Uses an exact flat scan instead of HNSW in every scope.
+     * Uses an exact flat scan in every scope, whatever its size.
      *
      * @return this builder
      */
     public Builder flatIndex() {
-      this.flatIndex = true;
+      this.graphFrom = Integer.MAX_VALUE;
+      return this;
+    }
+
+    /**
+     * Sets the scope size from which an HNSW graph replaces the flat scan.
+     *
+     * @param entries at least 1; default {@link #DEFAULT_GRAPH_FROM}
+     * @return this builder
+     * @throws IllegalArgumentException if below 1
+     */
+    public Builder graphFrom(int entries) {
+      if (entries < 1) {
+        throw new IllegalArgumentException("graphFrom must be at least 1: " + entries);
+      }
+      this.graphFrom = entries;
       return this;
     }
 

@@ -61,6 +61,22 @@ public interface VectorIndex {
   }
 
   /**
+   * Returns an index that scans while it holds fewer than {@code threshold} vectors and builds
+   * an HNSW graph once it reaches that size.
+   *
+   * @param dimensions the width
+   * @param threshold the size at which the graph replaces the scan, at least 1
+   * @return the index
+   * @throws IllegalArgumentException if threshold is below 1
+   */
+  static VectorIndex adaptive(int dimensions, int threshold) {
+    if (threshold < 1) {
+      throw new IllegalArgumentException("threshold must be at least 1: " + threshold);
+    }
+    return new AdaptiveVectorIndex(dimensions, threshold);
+  }
+
+  /**
    * Returns the dot product of two vectors of equal length.
    *
    * @param a a vector

@@ -34,6 +34,27 @@ class CaffeineExactCacheTest {
   }
 
   @Test
+  void keyOrderAndFieldsThatDoNotChangeTheAnswerDoNotChangeTheKey() {
+    CaffeineExactCache cache = CaffeineExactCache.builder().build();
+    CacheQuery base = Queries.query("acme", "t1", "x");
+    CacheQuery first = new CacheQuery(base.identity(), base.model(), Json.readRequest(
+        "{\"model\":\"alias\",\"temperature\":0,\"messages\":[{\"role\":\"user\","
+            + "\"content\":\"q\"}],\"user\":\"a\",\"response_format\":{\"type\":\"json_object\","
+            + "\"strict\":true}}"), CacheControl.DEFAULT);
+    CacheQuery second = new CacheQuery(base.identity(), base.model(), Json.readRequest(
+        "{\"messages\":[{\"content\":\"q\",\"role\":\"user\"}],\"n\":1,\"top_p\":1,"
+            + "\"response_format\":{\"strict\":true,\"type\":\"json_object\"},\"user\":\"b\","
+            + "\"stream\":false,\"temperature\":0.0,\"model\":\"other-alias\"}"),
+        CacheControl.DEFAULT);
+    CacheQuery different = new CacheQuery(base.identity(), base.model(), Json.readRequest(
+        "{\"model\":\"alias\",\"temperature\":0,\"messages\":[{\"role\":\"user\","
+            + "\"content\":\"q \"}]}"), CacheControl.DEFAULT);
+    cache.store(first, ANSWER);
+    assertThat(cache.lookup(second).status().outcome()).isEqualTo(CacheOutcome.HIT);
+    assertThat(cache.lookup(different).status().outcome()).isEqualTo(CacheOutcome.MISS);
+  }
+
+  @Test
   void identicalPromptsOfTwoTenantsNeverShareAnEntry() {
     CaffeineExactCache cache = CaffeineExactCache.builder().build();
     cache.store(Queries.query("acme", "t1", "same prompt"), ANSWER);

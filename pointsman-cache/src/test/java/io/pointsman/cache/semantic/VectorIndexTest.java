@@ -69,6 +69,26 @@ class VectorIndexTest {
   }
 
   @Test
+  void theAdaptiveIndexSwitchesToTheGraphAtItsThresholdAndKeepsEveryVector() {
+    SplittableRandom random = new SplittableRandom(4);
+    AdaptiveVectorIndex index = new AdaptiveVectorIndex(DIMENSIONS, 300);
+    float[][] vectors = new float[600][];
+    for (int i = 0; i < vectors.length; i++) {
+      vectors[i] = unit(random, null, 1);
+      index.add(i, vectors[i]);
+      assertThat(index.isGraph()).isEqualTo(i + 1 >= 300);
+    }
+    assertThat(index.size()).isEqualTo(600);
+    int found = 0;
+    for (int i = 0; i < vectors.length; i++) {
+      if (index.search(vectors[i], 1).get(0).id() == i) {
+        found++;
+      }
+    }
+    assertThat(found).isGreaterThanOrEqualTo(590);
+  }
+
+  @Test
   void hnswSearchesWhileAnotherThreadAdds() throws Exception {
     SplittableRandom random = new SplittableRandom(3);
     VectorIndex hnsw = VectorIndex.hnsw(DIMENSIONS);
