@@ -111,14 +111,19 @@ class GatewayStreamOverHttpTest {
 
   @Test
   void streamResetMidWayFailsAsUnknownChargedItsWorstCaseWithTheReservationSettledOnce() {
-    server.enqueue(FixtureResponse.sse(stream(20, "w")).cutAfter(3));
+    // A reset may discard bytes the client has not read yet (a reset right after the third
+    // frame sometimes overtook all three, and the gateway then rightly retried: nothing had
+    // reached the caller). Frames 150 ms apart let the first three be read before the fourth
+    // frame and the reset are sent; the fourth may be lost with the reset.
+    server.enqueue(FixtureResponse.sse(stream(20, "w")).frameDelay(Duration.ofMillis(150))
+        .cutAfter(4));
     Gateway gateway = gateway(Fixtures.SHORT);
     List<ChatChunk> seen = new ArrayList<>();
 
     ProviderException failure = Fixtures.failureOf(
         () -> gateway.stream(ask("hello", true), CallOptions.of(KEY), seen::add));
 
-    assertBrokenStreamAccounted(failure, seen);
+    assertBrokenStreamAccounted(failure, seen, 3, 4);
   }
 
   @Test
@@ -132,16 +137,17 @@ class GatewayStreamOverHttpTest {
     ProviderException failure = Fixtures.failureOf(
         () -> gateway.stream(ask("hello", true), CallOptions.of(KEY), seen::add));
 
-    assertBrokenStreamAccounted(failure, seen);
+    assertBrokenStreamAccounted(failure, seen, 3, 3);
   }
 
-  private void assertBrokenStreamAccounted(ProviderException failure, List<ChatChunk> seen) {
+  private void assertBrokenStreamAccounted(ProviderException failure, List<ChatChunk> seen,
+      int minChunks, int maxChunks) {
     assertThat(failure).as("a typed provider failure").isNotNull();
     assertThat(failure.billing()).isEqualTo(ProviderException.Billing.UNKNOWN);
     assertThat(ProviderErrorKind.of(failure)).isEqualTo(ProviderErrorKind.INTERRUPTED);
     assertThat(failure.status()).isEqualTo(Status.GATEWAY_TIMEOUT);
-    // Three content frames reached the caller before the stream broke off.
-    assertThat(seen).hasSize(3);
+    assertThat(seen).as("content chunks that reached the caller before the break")
+        .hasSizeBetween(minChunks, maxChunks);
 
     assertThat(accounting.intents()).as("output reached the caller: no retry").hasSize(1);
     assertThat(accounting.records()).hasSize(1);
