@@ -418,7 +418,6 @@ public final class LexicalVerifier {
         {"read,reading", "write,writing"},
         {"lowercase", "uppercase"},
         {"horizontal,horizontally", "vertical,vertically"},
-        {"vertical", "horizontal"},
         {"legal", "illegal"},
         {"safe", "unsafe,dangerous"},
         {"possible", "impossible"},
