@@ -27,6 +27,12 @@ import java.util.regex.Pattern;
  *       in an all-lowercase or all-capitals text, names are compared as content words;</li>
  *   <li><b>opposites</b>: for each pair of opposite poles ({@code before/after},
  *       {@code increase/decrease}, {@code import/export}, {@code min/max} …), the same poles;</li>
+ *   <li><b>question form</b>: when both texts have an interrogative ({@code what}, {@code who},
+ *       {@code when}, {@code where}, {@code why}, {@code how}), a modal ({@code can},
+ *       {@code should}, {@code must}, {@code will} …) or a tense marker ({@code is} /
+ *       {@code was} / {@code will}, {@code does} / {@code did}), they use the same ones, so
+ *       "when was it founded" and "where was it founded", or "can I" and "should I", differ;
+ *       a text without any of a kind agrees with any ("how do I" and "how can I");</li>
  *   <li><b>direction</b>: words on either side of a relational word ({@code to}, {@code from},
  *       {@code than}, {@code vs} …) that both texts contain appear in the same order;</li>
  *   <li><b>content</b>: every content word of one text is in the other, up to a plural
@@ -102,6 +108,9 @@ public final class LexicalVerifier {
 
   private static final Map<String, String> POLES = poles();
 
+  /** Question words, modals and tense markers: kind, then value. */
+  private static final Map<String, List<String>> FORMS = forms();
+
   private LexicalVerifier() {}
 
   private static Set<String> words(String... words) {
@@ -141,6 +150,12 @@ public final class LexicalVerifier {
     if (!a.poles.equals(b.poles)) {
       return Verdict.disagree("opposites differ " + a.poles + " vs " + b.poles);
     }
+    for (Map.Entry<String, Set<String>> kind : a.forms.entrySet()) {
+      Set<String> other = b.forms.get(kind.getKey());
+      if (other != null && !other.equals(kind.getValue())) {
+        return Verdict.disagree(kind.getKey() + " differs " + kind.getValue() + " vs " + other);
+      }
+    }
     String order = directionDisagreement(a, b);
     if (order == null) {
       order = directionDisagreement(b, a);
@@ -176,6 +191,7 @@ public final class LexicalVerifier {
     final List<String> numbers = new ArrayList<>();
     final List<String> entities = new ArrayList<>();
     final Set<String> poles = new TreeSet<>();
+    final Map<String, Set<String>> forms = new java.util.TreeMap<>();
     final Set<String> content = new HashSet<>();
     final List<String> contentOrder = new ArrayList<>();
     final List<String[]> relationPairs = new ArrayList<>();
@@ -215,6 +231,11 @@ public final class LexicalVerifier {
     }
 
     private void classify(String raw, String lower, boolean sentenceStart) {
+      for (String form : FORMS.getOrDefault(lower, List.of())) {
+        int colon = form.indexOf(':');
+        forms.computeIfAbsent(form.substring(0, colon), k -> new TreeSet<>())
+            .add(form.substring(colon + 1));
+      }
       if (lower.endsWith("n't") || lower.endsWith("nt") && isContractedNegation(lower)) {
         negations++;
         return;
@@ -365,6 +386,35 @@ public final class LexicalVerifier {
     m.put("2nd", "2nd");
     m.put("3rd", "3rd");
     return Map.copyOf(m);
+  }
+
+  private static Map<String, List<String>> forms() {
+    String[][] groups = {
+        {"question", "what", "what,what's,whats,which"},
+        {"question", "who", "who,whom,whose,who's"},
+        {"question", "when", "when,when's"},
+        {"question", "where", "where,where's"},
+        {"question", "why", "why,why's"},
+        {"question", "how", "how,how's"},
+        {"modal", "ability", "can,could,can't,cannot,couldn't"},
+        {"modal", "advice", "should,ought,shouldn't"},
+        {"modal", "obligation", "must,mustn't"},
+        {"modal", "possibility", "may,might"},
+        {"tense", "present", "is,are,am,isn't,aren't,does,doesn't,what's,who's,where's,"
+            + "when's,why's,how's,it's,that's,there's"},
+        {"tense", "past", "was,were,wasn't,weren't,did,didn't"},
+        {"tense", "future", "will,won't,shall"},
+    };
+    Map<String, List<String>> m = new HashMap<>();
+    for (String[] g : groups) {
+      for (String w : g[2].split(",")) {
+        // A word can mark two kinds: "what's" is a question word and a present tense.
+        m.computeIfAbsent(w, k -> new ArrayList<>()).add(g[0] + ":" + g[1]);
+      }
+    }
+    Map<String, List<String>> out = new HashMap<>();
+    m.forEach((k, v) -> out.put(k, List.copyOf(v)));
+    return Map.copyOf(out);
   }
 
   private static Map<String, String> poles() {

@@ -57,6 +57,18 @@ class LexicalVerifierTest {
   }
 
   @Test
+  void questionWordsModalsAndTenseMustAgreeWhenBothTextsHaveThem() {
+    assertThat(refusal("When was the company founded?", "Where was the company founded?"))
+        .startsWith("question");
+    assertThat(refusal("Can I eat raw eggs?", "Should I eat raw eggs?")).startsWith("modal");
+    assertThat(refusal("Who is the president of the club?", "Who was the president of the club?"))
+        .startsWith("tense");
+    agrees("How do I reverse a list?", "How can I reverse a list?");
+    agrees("What's the capital of France?", "What is the capital of France?");
+    agrees("Tell me the speed of light.", "What is the speed of light?");
+  }
+
+  @Test
   void fillerCaseAndPunctuationDoNotMatterButContentWordsDo() {
     agrees("How do I reverse a list in Python?", "Can you tell me how I reverse a list in Python");
     agrees("What are the benefits of unit testing?", "What are the benefits of unit tests?");
