@@ -57,7 +57,23 @@ public interface VectorIndex {
    * @return the index
    */
   static VectorIndex hnsw(int dimensions) {
-    return new HnswVectorIndex(dimensions, 16, 64, 64, 42L);
+    return hnsw(dimensions, 64);
+  }
+
+  /**
+   * Returns an approximate index (HNSW, M = 16, efConstruction = 64) with a given search
+   * breadth: wider finds the nearest neighbour more often and costs more per search.
+   *
+   * @param dimensions the width
+   * @param efSearch candidates kept per search, at least 1
+   * @return the index
+   * @throws IllegalArgumentException if efSearch is below 1
+   */
+  static VectorIndex hnsw(int dimensions, int efSearch) {
+    if (efSearch < 1) {
+      throw new IllegalArgumentException("efSearch must be at least 1: " + efSearch);
+    }
+    return new HnswVectorIndex(dimensions, 16, 64, efSearch, 42L);
   }
 
   /**

@@ -16,7 +16,8 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * Nearest-neighbour lookup (top 5) in one scope of 1,000, 3,000, 10,000 and 100,000 entries,
- * exact flat scan against HNSW (M 16, efConstruction 64, efSearch 64).
+ * exact flat scan against HNSW (M 16, efConstruction 64, efSearch 64 unless {@code efSearch} is
+ * given, e.g. {@code -p efSearch=128}).
  *
  * <p>Data ({@code data}): {@code nested}, synthetic 384-wide unit vectors in a two-level mixture
  * like sentence embeddings (64 topics; 64 subtopics per topic at cosine about 0.6 to their
@@ -47,6 +48,9 @@ public class VectorIndexBenchmark {
   @Param({"nested"})
   public String data;
 
+  @Param({"64"})
+  public int efSearch;
+
   private VectorIndex index;
   private float[][] queries;
   private int next;
@@ -70,7 +74,8 @@ public class VectorIndexBenchmark {
       }
     }
     float noise = data.equals("orthogonal") ? 0.035f : 0.038f;
-    index = kind.equals("flat") ? VectorIndex.flat(DIMENSIONS) : VectorIndex.hnsw(DIMENSIONS);
+    index = kind.equals("flat") ? VectorIndex.flat(DIMENSIONS)
+        : VectorIndex.hnsw(DIMENSIONS, efSearch);
     VectorIndex exact = kind.equals("hnsw") ? VectorIndex.flat(DIMENSIONS) : null;
     float[][] stored = new float[entries][];
     long started = System.nanoTime();
@@ -116,8 +121,8 @@ public class VectorIndexBenchmark {
         }
       }
     }
-    System.out.printf("%n[index] data=%s kind=%s entries=%d build=%d ms recall@1(fresh)=%s"
-        + " near-duplicate found in top 5=%.3f%n", data, kind, entries, buildMillis,
+    System.out.printf("%n[index] data=%s kind=%s efSearch=%d entries=%d build=%d ms recall@1(fresh)=%s"
+        + " near-duplicate found in top 5=%.3f%n", data, kind, efSearch, entries, buildMillis,
         exact == null ? "exact" : String.format("%.3f", freshAgree / (double) fresh),
         duplicatesFound / (double) duplicates);
   }
