@@ -33,23 +33,37 @@ public final class RedisConnection implements AutoCloseable {
 
   private RedisConnection(Builder b) {
     int millis = (int) Math.max(1, b.timeout.toMillis());
-    DefaultJedisClientConfig config = DefaultJedisClientConfig.builder()
-        .connectionTimeoutMillis(millis).socketTimeoutMillis(millis).build();
+    DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
+        .connectionTimeoutMillis(millis).socketTimeoutMillis(millis)
+        .ssl("rediss".equalsIgnoreCase(b.uri.getScheme()));
+    String userInfo = b.uri.getRawUserInfo();
+    if (userInfo != null && !userInfo.isEmpty()) {
+      // redis://user:password@host or redis://:password@host
+      int colon = userInfo.indexOf(':');
+      String user = colon < 0 ? null : decode(userInfo.substring(0, colon));
+      String password = decode(colon < 0 ? userInfo : userInfo.substring(colon + 1));
+      config.user(user == null || user.isEmpty() ? null : user).password(password);
+    }
     GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
     pool.setMaxTotal(b.maxConnections);
     pool.setMaxIdle(b.maxConnections);
     pool.setMaxWait(b.timeout);
     pool.setJmxEnabled(false);
     this.client = new JedisPooled(pool, new HostAndPort(b.uri.getHost(),
-        b.uri.getPort() < 0 ? 6379 : b.uri.getPort()), config);
+        b.uri.getPort() < 0 ? 6379 : b.uri.getPort()), config.build());
     this.keyPrefix = b.keyPrefix;
     this.timeout = b.timeout;
+  }
+
+  private static String decode(String s) {
+    return java.net.URLDecoder.decode(s, java.nio.charset.StandardCharsets.UTF_8);
   }
 
   /**
    * Returns a builder for a server.
    *
-   * @param uri {@code redis://host:port}
+   * @param uri {@code redis://host:port}, with {@code user:password@} or {@code :password@}
+   *     for a server that requires them, {@code rediss://} for TLS
    * @return the builder
    * @throws NullPointerException if uri is null
    */
