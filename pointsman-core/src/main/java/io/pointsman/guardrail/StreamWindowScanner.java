@@ -14,8 +14,8 @@ import java.util.List;
  * <p>The scanner holds back the last {@code window} characters it was given and releases text
  * only once it lies further back than that, so every finding no longer than the window is seen
  * whole before any of it is released. A finding that reaches the end of the text received so far
- * is held back too, until more text shows where it ends. Redacted findings are released as
- * {@code [REDACTED:<rule>]}.
+ * is held back too, until more text shows where it ends (the listener may then hear of it once
+ * per scan that saw it). Redacted findings are released as {@code [REDACTED:<rule>]}.
  *
  * <p>Mid-stream policy: a finding whose action is {@link GuardrailAction#BLOCK} makes {@link
  * #accept} (or {@link #finish}) throw a 400 {@link PointsmanException} naming the rule; what was
