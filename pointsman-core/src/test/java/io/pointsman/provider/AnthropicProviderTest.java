@@ -154,7 +154,11 @@ class AnthropicProviderTest {
             + "\"usage\":{\"input_tokens\":25,\"output_tokens\":1}}}\n\n",
         "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
             + "\"delta\":{\"type\":\"text_delta\",\"text\":\"partial\"}}\n\n",
-        "never sent")).cutAfter(2));
+        "event: ping\ndata: {\"type\":\"ping\"}\n\n",
+        "never sent"))
+        // A reset can overtake bytes the client has not read yet: frames 150 ms apart let the
+        // first two be read before the third (a ping, which may be lost) and the reset.
+        .frameDelay(java.time.Duration.ofMillis(150)).cutAfter(3));
     RecordingSink sink = new RecordingSink();
     var req = request(CONVERSATION).toBuilder().stream(true).build();
     var failure = Fixtures.failureOf(
