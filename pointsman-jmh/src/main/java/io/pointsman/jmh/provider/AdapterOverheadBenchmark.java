@@ -15,6 +15,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +49,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code rawStream} / {@code adapterStream}: the same for a streamed answer of 40
  *       content chunks plus finish, usage and {@code [DONE]} frames; the adapter also parses the
  *       SSE frames, decodes every chunk, hands each to the sink and assembles the response.</li>
+ *   <li>{@code adapterSendDirectExecutor}: {@code adapterSend} on an {@code HttpClient} built
+ *       with {@code executor(Runnable::run)}, so response completions are not handed from the
+ *       client's selector thread to its default executor: the difference to {@code adapterSend}
+ *       is what those hand-offs cost (a diagnostic arm, not a recommended setting).</li>
  * </ul>
  * {@code promptBytes} is the size of the user message (150 B, 4 KiB, 32 KiB). The fixture
  * answers with zero delay; its connection threads, the client's selector thread and the
@@ -84,6 +89,7 @@ public class AdapterOverheadBenchmark {
 
   private HttpFixtureServer server;
   private OpenAiProvider adapter;
+  private OpenAiProvider adapterDirect;
   private HttpClient raw;
   private ProviderCall plainCall;
   private ProviderCall streamCall;
@@ -115,6 +121,14 @@ public class AdapterOverheadBenchmark {
 
     adapter = OpenAiProvider.builder().baseUri(server.uri())
         .credential(Credential.of("sk-bench-0000000000000000")).build();
+    // The same adapter on a client whose completions run on its selector thread rather than
+    // being handed to the client's default executor: shows what those thread hand-offs cost.
+    adapterDirect = OpenAiProvider.builder().baseUri(server.uri())
+        .credential(Credential.of("sk-bench-0000000000000000"))
+        .httpClient(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NEVER)
+            .executor(Runnable::run).build())
+        .build();
     String prompt = "x".repeat(promptBytes);
     ChatRequest request = ChatRequest.builder().model("gpt-4o")
         .addMessage(Message.system("You are a helpful assistant."))
@@ -166,6 +180,16 @@ public class AdapterOverheadBenchmark {
   @Benchmark
   public ProviderReply adapterSend() {
     return adapter.send(plainCall);
+  }
+
+  /**
+   * The adapter, plain, on a client with a direct executor.
+   *
+   * @return the reply
+   */
+  @Benchmark
+  public ProviderReply adapterSendDirectExecutor() {
+    return adapterDirect.send(plainCall);
   }
 
   /**
