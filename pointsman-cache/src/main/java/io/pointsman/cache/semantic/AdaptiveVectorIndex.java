@@ -13,13 +13,19 @@ import java.util.concurrent.locks.ReentrantLock;
 final class AdaptiveVectorIndex implements VectorIndex {
   private final int dimensions;
   private final int threshold;
+  private final int efSearch;
   private final ReentrantLock addLock = new ReentrantLock();
   private volatile VectorIndex current;
   private FlatVectorIndex flat;
 
   AdaptiveVectorIndex(int dimensions, int threshold) {
+    this(dimensions, threshold, 64);
+  }
+
+  AdaptiveVectorIndex(int dimensions, int threshold, int efSearch) {
     this.dimensions = dimensions;
     this.threshold = threshold;
+    this.efSearch = efSearch;
     this.flat = new FlatVectorIndex(dimensions);
     this.current = flat;
   }
@@ -30,7 +36,7 @@ final class AdaptiveVectorIndex implements VectorIndex {
     try {
       current.add(id, unitVector);
       if (flat != null && flat.size() >= threshold) {
-        VectorIndex graph = VectorIndex.hnsw(dimensions);
+        VectorIndex graph = VectorIndex.hnsw(dimensions, efSearch);
         flat.copyInto(graph);
         current = graph;
         flat = null;

@@ -86,10 +86,24 @@ public interface VectorIndex {
    * @throws IllegalArgumentException if threshold is below 1
    */
   static VectorIndex adaptive(int dimensions, int threshold) {
-    if (threshold < 1) {
-      throw new IllegalArgumentException("threshold must be at least 1: " + threshold);
+    return adaptive(dimensions, threshold, 64);
+  }
+
+  /**
+   * Returns an adaptive index whose graph searches with a given breadth.
+   *
+   * @param dimensions the width
+   * @param threshold the size at which the graph replaces the scan, at least 1
+   * @param efSearch candidates kept per graph search, at least 1
+   * @return the index
+   * @throws IllegalArgumentException if threshold or efSearch is below 1
+   */
+  static VectorIndex adaptive(int dimensions, int threshold, int efSearch) {
+    if (threshold < 1 || efSearch < 1) {
+      throw new IllegalArgumentException("threshold and efSearch must be at least 1: "
+          + threshold + ", " + efSearch);
     }
-    return new AdaptiveVectorIndex(dimensions, threshold);
+    return new AdaptiveVectorIndex(dimensions, threshold, efSearch);
   }
 
   /**
