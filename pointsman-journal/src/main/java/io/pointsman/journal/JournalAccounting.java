@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * The durable profile of core's {@link Accounting}: every dispatch intent and every usage
  * record is made durable in a {@link SegmentedJournal} before the gateway may send or answer,
  * then handed to a {@link Settlement} (for example PostgreSQL) after acknowledgement, in
- * batches, on one background thread. A record is marked delivered in the journal only after
+ * batches, on background settler threads (one by default, see
+ * {@link Builder#settlerThreads(int)}). A record is marked delivered in the journal only after
  * settlement committed it, so the journal reclaims a segment only when everything in it is
  * in the system of record.
  *
@@ -78,7 +79,7 @@ public final class JournalAccounting implements Accounting {
   private final AtomicLong settled = new AtomicLong();
   private final AtomicLong interrupted = new AtomicLong();
   private final AtomicLong settlementFailures = new AtomicLong();
-  private final Thread settler;
+  private final List<Thread> settlers = new ArrayList<>();
   private volatile boolean closing;
   private volatile boolean stopNow;
   private volatile boolean closed;
@@ -95,9 +96,12 @@ public final class JournalAccounting implements Accounting {
       journal.close();
       throw e;
     }
-    this.settler = new Thread(this::settleLoop, "pointsman-settler");
-    settler.setDaemon(true);
-    settler.start();
+    for (int i = 0; i < b.settlerThreads; i++) {
+      Thread settler = new Thread(this::settleLoop, "pointsman-settler-" + (i + 1));
+      settler.setDaemon(true);
+      settlers.add(settler);
+      settler.start();
+    }
   }
 
   /**
@@ -399,7 +403,7 @@ public final class JournalAccounting implements Accounting {
   public boolean awaitDrained(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (backlog() > 0) {
-      if (System.nanoTime() > deadline || !settler.isAlive()) {
+      if (System.nanoTime() > deadline || settlers.stream().noneMatch(Thread::isAlive)) {
         return false;
       }
       try {
@@ -425,12 +429,19 @@ public final class JournalAccounting implements Accounting {
     closed = true;
     closing = true;
     try {
-      // join(0) would wait forever: a zero drain timeout means do not wait.
-      settler.join(Math.max(1, drainTimeout.toMillis()));
-      if (settler.isAlive()) {
+      long deadline = System.nanoTime() + drainTimeout.toNanos();
+      for (Thread settler : settlers) {
+        // join(0) would wait forever: a zero drain timeout means do not wait.
+        settler.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+      }
+      if (settlers.stream().anyMatch(Thread::isAlive)) {
         stopNow = true;
-        settler.interrupt();
-        settler.join(5_000);
+        for (Thread settler : settlers) {
+          settler.interrupt();
+        }
+        for (Thread settler : settlers) {
+          settler.join(5_000);
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -457,6 +468,7 @@ public final class JournalAccounting implements Accounting {
     private final Settlement settlement;
     private boolean synchronous;
     private int maxBatch = 500;
+    private int settlerThreads = 1;
     private Duration drainTimeout = Duration.ofSeconds(10);
     private Clock clock = Clock.system();
 
@@ -490,6 +502,23 @@ public final class JournalAccounting implements Accounting {
         throw new IllegalArgumentException("maxBatch must be between 1 and 100000: " + value);
       }
       this.maxBatch = value;
+      return this;
+    }
+
+    /**
+     * Sets how many threads hand batches to settlement at once. Batches are independent and
+     * settlement is idempotent on event id, so several settlers may commit concurrently (on
+     * PostgreSQL each uses its own connection and core). Default: 1.
+     *
+     * @param value 1 to 16
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder settlerThreads(int value) {
+      if (value < 1 || value > 16) {
+        throw new IllegalArgumentException("settlerThreads must be between 1 and 16: " + value);
+      }
+      this.settlerThreads = value;
       return this;
     }
 

@@ -103,7 +103,8 @@ class AccountingCrashSimulationTest {
     Set<String> acknowledged = ConcurrentHashMap.newKeySet();
     Attempted attempted = null;
     try (JournalAccounting accounting = JournalAccounting.builder(config, ledger)
-        .drainTimeout(Duration.ZERO).maxBatch(1 + random.nextInt(8)).open()) {
+        .drainTimeout(Duration.ZERO).maxBatch(1 + random.nextInt(8))
+        .settlerThreads(1 + random.nextInt(3)).open()) {
       attempted = new Attempted(accounting);
       Gateway gateway = JournalAccountingTest.gateway(accounting, fixture).toBuilder()
           .accounting(attempted).build();

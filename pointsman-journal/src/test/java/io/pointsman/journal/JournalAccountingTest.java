@@ -87,6 +87,38 @@ class JournalAccountingTest {
   }
 
   @Test
+  void severalSettlersSettleEveryCallExactlyOnce(@TempDir Path dir) {
+    RecordingSettlement ledger = new RecordingSettlement();
+    int calls = 400;
+    try (JournalAccounting accounting = JournalAccounting.builder(config(dir), ledger)
+        .settlerThreads(3).maxBatch(7).open()) {
+      Gateway gateway = gateway(accounting, FixtureProvider.builder().build());
+      java.util.List<Thread> callers = new java.util.ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int offset = t * calls;
+        Thread caller = new Thread(() -> {
+          for (int i = 0; i < calls / 4; i++) {
+            gateway.chat(request(offset + i), CallOptions.of(KEY));
+          }
+        });
+        callers.add(caller);
+        caller.start();
+      }
+      for (Thread caller : callers) {
+        try {
+          caller.join();
+        } catch (InterruptedException e) {
+          throw new AssertionError(e);
+        }
+      }
+      assertThat(accounting.awaitDrained(Duration.ofSeconds(30))).isTrue();
+    }
+    assertThat(ledger.settled).hasSize(calls);
+    assertThat(ledger.deliveries.get()).as("each record handed over once").isEqualTo(calls);
+    assertThat(ledger.batches.get()).isGreaterThan(calls / 7 - 1);
+  }
+
+  @Test
   void settledSegmentsAreReclaimed(@TempDir Path dir) throws Exception {
     RecordingSettlement ledger = new RecordingSettlement();
     try (JournalAccounting accounting = JournalAccounting.builder(config(dir), ledger).open()) {

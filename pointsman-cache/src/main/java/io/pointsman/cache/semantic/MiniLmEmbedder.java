@@ -46,6 +46,11 @@ public final class MiniLmEmbedder implements AutoCloseable {
 
   private final OrtEnvironment environment;
   private final OrtSession session;
+  // Embeddings hold the read side; close takes the write side, so the native session is never
+  // freed under a running embedding (that crashes the process, not just the call).
+  private final java.util.concurrent.locks.ReentrantReadWriteLock lifecycle =
+      new java.util.concurrent.locks.ReentrantReadWriteLock();
+  private boolean closed;
   private final WordPieceTokenizer tokenizer;
   private final int window;
   private final int intraOpThreads;
@@ -162,7 +167,15 @@ public final class MiniLmEmbedder implements AutoCloseable {
    */
   public float[] embed(String text) {
     Objects.requireNonNull(text, "text");
-    return embedIds(tokenizer.encode(text, window));
+    lifecycle.readLock().lock();
+    try {
+      if (closed) {
+        throw new EmbeddingException("the embedder is closed", null);
+      }
+      return embedIds(tokenizer.encode(text, window));
+    } finally {
+      lifecycle.readLock().unlock();
+    }
   }
 
   /**
@@ -229,13 +242,23 @@ public final class MiniLmEmbedder implements AutoCloseable {
     return sum;
   }
 
-  /** Releases the session. Not to be called while calls are running. */
+  /**
+   * Releases the session once the embeddings already running have finished; later calls fail
+   * with {@link EmbeddingException}. Idempotent.
+   */
   @Override
   public void close() {
+    lifecycle.writeLock().lock();
     try {
+      if (closed) {
+        return;
+      }
+      closed = true;
       session.close();
     } catch (OrtException e) {
       throw new EmbeddingException("ONNX Runtime failed to close the session", e);
+    } finally {
+      lifecycle.writeLock().unlock();
     }
   }
 

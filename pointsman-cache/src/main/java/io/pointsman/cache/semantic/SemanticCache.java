@@ -532,6 +532,12 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     }
     if (ownsStoreExecutor) {
       storeExecutor.shutdown();
+      try {
+        // Let stores already embedding finish before the host closes the embedder.
+        storeExecutor.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

@@ -18,7 +18,12 @@ import io.pointsman.catalog.Price;
 import io.pointsman.journal.JournalAccounting;
 import io.pointsman.journal.JournalConfig;
 import io.pointsman.ledger.PostgresSettlement;
+import io.pointsman.accounting.InMemoryAccounting;
 import io.pointsman.ledger.ReconciliationReport;
+import io.pointsman.spi.Accounting;
+import io.pointsman.spi.InterruptedCall;
+import io.pointsman.spi.Settlement;
+import io.pointsman.spi.UsageRecord;
 import io.pointsman.ledger.testing.TestDatabase;
 import io.pointsman.ledger.testing.TestDatabases;
 import io.pointsman.limits.InMemoryLimiter;
@@ -75,7 +80,7 @@ import org.HdrHistogram.Histogram;
  * pointsman-jmh/target/benchmarks.jar io.pointsman.jmh.harness.OverheadHarness
  * --out=pointsman-jmh/results/harness/evidence}
  * (options: {@code --rates=50,500 --sizes=150,4096 --paths=bypass,hit,stream,semantic --warmup=2
- * --measure=8 --ramp} — {@code --ramp} instead finds the highest rate the durable profile
+ * --measure=8 --profile=durable|journal|memory --ramp} — {@code --ramp} instead finds the highest rate the durable profile
  * sustains with p99 under 10 ms and no errors).
  */
 public final class OverheadHarness {
@@ -86,11 +91,13 @@ public final class OverheadHarness {
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
   private final Path out;
+  private final String profile;
   private final List<String> summary = new ArrayList<>();
   private final List<String> reconciliation = new ArrayList<>();
 
-  private OverheadHarness(Path out) {
+  private OverheadHarness(Path out, String profile) {
     this.out = out;
+    this.profile = profile;
     this.fixture = HttpFixtureServer.start().recording(false).respondWith(r ->
         r.bodyText().contains("\"stream\":true") ? streamed() : FixtureResponse.json(200,
             COMPLETION));
@@ -136,7 +143,7 @@ public final class OverheadHarness {
     }
     Path out = Path.of(opts.getOrDefault("out", "pointsman-jmh/results/harness/evidence"));
     Files.createDirectories(out.resolve("runs"));
-    OverheadHarness harness = new OverheadHarness(out);
+    OverheadHarness harness = new OverheadHarness(out, opts.getOrDefault("profile", "durable"));
     try {
       harness.environment(opts);
       if (opts.containsKey("ramp")) {
@@ -173,8 +180,11 @@ public final class OverheadHarness {
     lines.add("postgresql: " + TestDatabases.server());
     lines.add("commit: " + git());
     lines.add("options: " + opts);
-    lines.add("profile: durable (file journal + PostgreSQL settlement); provider: HTTP fixture"
-        + " on loopback, zero delay");
+    lines.add("profile: " + switch (profile) {
+      case "journal" -> "journal only (file journal; records settle into an in-process tally)";
+      case "memory" -> "in-memory accounting (nothing durable)";
+      default -> "durable (file journal + PostgreSQL settlement)";
+    } + "; provider: HTTP fixture on loopback, zero delay");
     Files.write(out.resolve("environment.txt"), lines);
   }
 
@@ -212,6 +222,8 @@ public final class OverheadHarness {
           ? direct(path, rate, size, warmup, measure)
           : gateway(id, path, rate, size, warmup, measure);
       record(id, path, rate, size, rep, i + 1, arm, result);
+      // Written after every run, so a run that dies keeps what was measured before it.
+      writeSummaries();
     }
   }
 
@@ -256,13 +268,132 @@ public final class OverheadHarness {
     return OpenLoop.run(rate, measure, call);
   }
 
+  /** Where a gateway run's usage goes, and how it is reconciled afterwards. */
+  private interface Books extends AutoCloseable {
+    Accounting accounting();
+
+    /** Reconciles after the gateway closed; returns the CSV line, ending in passed/FAILED. */
+    String reconcile(String id, long acknowledged, InMemoryLimiter limiter);
+
+    @Override
+    void close();
+  }
+
+  /** Journal + PostgreSQL settlement on a fresh database: the durable profile. */
+  private static final class DurableBooks implements Books {
+    final TestDatabase db = TestDatabases.create();
+    final PostgresSettlement settlement = PostgresSettlement.create(db.dataSource());
+    final JournalAccounting accounting;
+
+    DurableBooks(Path journalDir) {
+      accounting = JournalAccounting.builder(JournalConfig.builder(journalDir).build(),
+          settlement).open();
+    }
+
+    @Override
+    public Accounting accounting() {
+      return accounting;
+    }
+
+    @Override
+    public String reconcile(String id, long acknowledged, InMemoryLimiter limiter) {
+      ReconciliationReport report = settlement.reconcile(acknowledged, accounting.backlog());
+      boolean passed = report.balanced() && report.heldCount() == 0
+          && report.settledRows() == acknowledged && report.journalBacklog() == 0
+          && limiter.budget(io.pointsman.limits.Scope.team("bench")).heldMicros() == 0;
+      return String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%s", id, acknowledged,
+          report.settledRows(), report.missingRows(), report.costMicros(),
+          report.chargedMicros(), report.heldCount(), report.journalBacklog(),
+          passed ? "passed" : "FAILED");
+    }
+
+    @Override
+    public void close() {
+      db.close();
+    }
+  }
+
+  /** The journal alone: records settle into an in-process tally (no database). */
+  private static final class JournalBooks implements Books {
+    final Map<String, Long> tally = new java.util.concurrent.ConcurrentHashMap<>();
+    final JournalAccounting accounting;
+
+    JournalBooks(Path journalDir) {
+      accounting = JournalAccounting.builder(JournalConfig.builder(journalDir).build(),
+          new Settlement() {
+            @Override
+            public void settle(List<UsageRecord> records) {
+              records.forEach(r -> tally.putIfAbsent(r.eventId(), r.costMicros()));
+            }
+
+            @Override
+            public void interrupted(List<InterruptedCall> calls) {
+              throw new IllegalStateException("no call can be interrupted in a clean run");
+            }
+          }).open();
+    }
+
+    @Override
+    public Accounting accounting() {
+      return accounting;
+    }
+
+    @Override
+    public String reconcile(String id, long acknowledged, InMemoryLimiter limiter) {
+      return tallied(id, acknowledged, tally.size(), tally.values().stream()
+          .mapToLong(Long::longValue).sum(), accounting.backlog(), limiter);
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /** In-memory accounting: nothing durable (tests and demos). */
+  private static final class MemoryBooks implements Books {
+    final InMemoryAccounting accounting = new InMemoryAccounting();
+
+    @Override
+    public Accounting accounting() {
+      return accounting;
+    }
+
+    @Override
+    public String reconcile(String id, long acknowledged, InMemoryLimiter limiter) {
+      List<UsageRecord> records = accounting.records();
+      return tallied(id, acknowledged, records.size(), records.stream()
+          .mapToLong(UsageRecord::costMicros).sum(), 0, limiter);
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private static String tallied(String id, long acknowledged, long rows, long cost,
+      long backlog, InMemoryLimiter limiter) {
+    var budget = limiter.budget(io.pointsman.limits.Scope.team("bench"));
+    boolean passed = rows == acknowledged && cost == budget.spentMicros()
+        && budget.heldMicros() == 0 && backlog == 0;
+    return String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%s", id, acknowledged, rows,
+        acknowledged - rows, cost, budget.spentMicros(), budget.heldMicros(), backlog,
+        passed ? "passed" : "FAILED");
+  }
+
+  private Books books(Path journalDir) {
+    switch (profile) {
+      case "durable": return new DurableBooks(journalDir);
+      case "journal": return new JournalBooks(journalDir);
+      case "memory": return new MemoryBooks();
+      default: throw new IllegalArgumentException("unknown profile " + profile
+          + ": durable, journal or memory");
+    }
+  }
+
   private OpenLoop.Result gateway(String id, String path, int rate, int size, double warmup,
       double measure) throws Exception {
     Path journalDir = Files.createTempDirectory("harness-journal");
-    try (TestDatabase db = TestDatabases.create()) {
-      PostgresSettlement settlement = PostgresSettlement.create(db.dataSource());
-      JournalAccounting accounting = JournalAccounting.builder(
-          JournalConfig.builder(journalDir).build(), settlement).open();
+    try (Books books = books(journalDir)) {
+      InMemoryLimiter limiter = InMemoryLimiter.builder()
+          .budget(io.pointsman.limits.Scope.team("bench"), 1_000_000_000_000L).build();
       InMemoryKeyStore keys = new InMemoryKeyStore(Clock.system());
       String key = VirtualKeys.generate();
       keys.addKey(key, KeySpec.builder("harness").team("bench").org("acme").build());
@@ -280,9 +411,8 @@ public final class OverheadHarness {
           .authenticator(keys)
           .models(ModelCatalog.builder().model(ModelSpec.builder(MODEL).contextWindow(128_000)
               .maxOutputTokens(1_000).price(Price.of(150_000, 600_000)).build()).build())
-          .limiter(InMemoryLimiter.builder()
-              .budget(io.pointsman.limits.Scope.team("bench"), 1_000_000_000_000L).build())
-          .accounting(accounting)
+          .limiter(limiter)
+          .accounting(books.accounting())
           .provider("openai", OpenAiProvider.builder().baseUri(URI.create(fixture.uri()
               + "/v1")).credential(Credential.of("sk-fixture")).build())
           .deployment(Deployment.of("fixture", "openai", MODEL))
@@ -325,22 +455,15 @@ public final class OverheadHarness {
           semanticCache.close();
           embedder.close();
         }
-      } // closing the gateway closes the accounting: drains the journal into PostgreSQL
-      ReconciliationReport report = settlement.reconcile(acknowledged.get(),
-          accounting.backlog());
-      boolean passed = report.balanced() && report.heldCount() == 0
-          && report.settledRows() == acknowledged.get() && report.journalBacklog() == 0;
-      String line = String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%s", id,
-          acknowledged.get(), report.settledRows(), report.missingRows(), report.costMicros(),
-          report.chargedMicros(), report.heldCount(), report.journalBacklog(),
-          passed ? "passed" : "FAILED");
+      } // closing the gateway closes the accounting: drains the journal into settlement
+      String line = books.reconcile(id, acknowledged.get(), limiter);
       reconciliation.add(line);
-      OUT.printf(Locale.ROOT, "  reconciliation %s: %d acknowledged, %d ledger rows, %d missing,"
-          + " cost %d = charged %d, held %d, journal backlog %d%n", passed ? "passed" : "FAILED",
-          acknowledged.get(), report.settledRows(), report.missingRows(), report.costMicros(),
-          report.chargedMicros(), report.heldCount(), report.journalBacklog());
-      if (!passed) {
-        throw new IllegalStateException("run " + id + " failed reconciliation: " + report);
+      String[] f = line.split(",");
+      OUT.printf(Locale.ROOT, "  reconciliation %s: %s acknowledged, %s ledger rows, %s missing,"
+          + " cost %s = charged %s, held %s, journal backlog %s%n", f[8], f[1], f[2], f[3], f[4],
+          f[5], f[6], f[7]);
+      if (!line.endsWith("passed")) {
+        throw new IllegalStateException("run " + id + " failed reconciliation: " + line);
       }
       return result;
     } finally {

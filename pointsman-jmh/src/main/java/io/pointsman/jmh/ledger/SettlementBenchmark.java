@@ -56,9 +56,33 @@ public class SettlementBenchmark {
   public int batchSize;
 
   private TestDatabase db;
-  private Connection connection;
-  private PostgresSettlement ledger;
-  private long next;
+
+  /**
+   * One settler: its own connection and settlement instance, as each of several settler
+   * threads of a host would have. Run with {@code -t 2} to measure two settlers on one
+   * database.
+   */
+  @State(Scope.Thread)
+  public static class Settler {
+    private static final java.util.concurrent.atomic.AtomicInteger IDS =
+        new java.util.concurrent.atomic.AtomicInteger();
+    Connection connection;
+    PostgresSettlement ledger;
+    String prefix;
+    long next;
+
+    @Setup(Level.Trial)
+    public void open(SettlementBenchmark benchmark) throws SQLException {
+      connection = benchmark.db.connect();
+      ledger = PostgresSettlement.create(reusing(connection));
+      prefix = "s" + IDS.incrementAndGet() + "-";
+    }
+
+    @TearDown(Level.Trial)
+    public void close() throws SQLException {
+      connection.close();
+    }
+  }
 
   /** Settled records, reported per second next to the batches per second. */
   @State(Scope.Thread)
@@ -70,28 +94,25 @@ public class SettlementBenchmark {
   @Setup(Level.Trial)
   public void setUp() throws SQLException {
     db = TestDatabases.create();
-    connection = db.connect();
-    ledger = PostgresSettlement.create(reusing(connection));
   }
 
   @TearDown(Level.Trial)
-  public void tearDown() throws SQLException {
-    connection.close();
+  public void tearDown() {
     db.close();
   }
 
   @Benchmark
-  public void settle(Counters counters) {
+  public void settle(Settler settler, Counters counters) {
     List<UsageRecord> batch = new ArrayList<>(batchSize);
     for (int i = 0; i < batchSize; i++) {
-      long n = next++;
-      String id = "evt-" + n;
+      long n = settler.next++;
+      String id = "evt-" + settler.prefix + n;
       batch.add(new UsageRecord(id, "req-" + n, "key-" + (n % 50), "user-" + (n % 200),
           "team-" + (n % 10), "org-1", Set.of("prod"), "gpt-4o-mini", "dep-1", 1,
           UsageOutcome.SUCCESS, 200, null, null, Usage.of(420, 80), 1_000 + (n % 500), false,
           "res-" + n, 4_000, CacheOutcome.MISS, START.plusMillis(n), 1_500_000L));
     }
-    ledger.settle(batch);
+    settler.ledger.settle(batch);
     counters.records += batchSize;
   }
 
