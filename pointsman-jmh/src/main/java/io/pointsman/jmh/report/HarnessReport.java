@@ -58,8 +58,8 @@ final class HarnessReport {
       Path ramp = dir.resolve("ramp.csv");
       if (Files.exists(ramp)) {
         out.append("\nRamp of the durable profile, `bypass` path, 150 B (`").append(name)
-            .append("/ramp.csv`): the highest rate with p99 under 10 ms and no errors is the"
-                + " last row marked sustained.\n\n");
+            .append("/ramp.csv`), every rate after one discarded warmup run: a rate is"
+                + " sustained when p99 is under 10 ms with no errors.\n\n");
         table(read(ramp), out);
       }
     }
