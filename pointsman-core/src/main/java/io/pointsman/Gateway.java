@@ -39,7 +39,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -94,7 +93,6 @@ public final class Gateway implements AutoCloseable {
   private final ResponseCache cache;
   private final Router router;
   private final Map<String, Provider> providers;
-  private final Map<String, Price> worstPriceOverride;
   private final Accounting accounting;
   private final Map<InsertionPoint, List<StageChain.Named>> stages;
   private final Clock clock;
@@ -116,13 +114,6 @@ public final class Gateway implements AutoCloseable {
     this.cache = b.cache == null ? InMemoryExactCache.ofDefaults(clock) : b.cache;
     this.router = b.router == null ? new SingleDeploymentRouter(b.deployments) : b.router;
     this.providers = Map.copyOf(b.providers);
-    Map<String, Price> overrides = new HashMap<>();
-    for (Deployment d : b.deployments) {
-      if (d.priceOverride() != null) {
-        overrides.merge(d.servesModel(), d.priceOverride(), Gateway::max);
-      }
-    }
-    this.worstPriceOverride = Map.copyOf(overrides);
     this.accounting = b.accounting == null ? new InMemoryAccounting() : b.accounting;
     Map<InsertionPoint, List<StageChain.Named>> s = new EnumMap<>(InsertionPoint.class);
     for (InsertionPoint p : InsertionPoint.values()) {
@@ -700,14 +691,8 @@ public final class Gateway implements AutoCloseable {
           + spec.name() + " has no price and no fallback price is configured: its cost would"
           + " be unknown", null);
     }
-    Price override = worstPriceOverride.get(spec.name());
-    if (override != null) {
-      price = max(price, override);
-    }
-    Price routed = router.worstPrice(spec.name());
-    if (routed != null) {
-      price = max(price, routed);
-    }
+    // The router knows every deployment it may pick, fallbacks and price overrides included.
+    price = price.max(router.worstPrice(spec.name()));
     try {
       return price.cost(call.model.inputTokens(), 0, call.model.maxOutputTokens());
     } catch (ArithmeticException e) {
@@ -716,11 +701,6 @@ public final class Gateway implements AutoCloseable {
     }
   }
 
-  private static Price max(Price a, Price b) {
-    return new Price(Math.max(a.inputPerMillion(), b.inputPerMillion()),
-        Math.max(a.outputPerMillion(), b.outputPerMillion()),
-        Math.max(a.cachedInputPerMillion(), b.cachedInputPerMillion()));
-  }
 
   /**
    * Builds a {@link Gateway}. Setters fail fast: null arguments throw

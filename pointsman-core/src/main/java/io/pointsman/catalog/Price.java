@@ -35,6 +35,21 @@ public record Price(long inputPerMillion, long outputPerMillion, long cachedInpu
   }
 
   /**
+   * Returns the component-wise higher of this price and another: the price that covers either.
+   *
+   * @param other the other price, or {@code null}
+   * @return the higher price; this price when {@code other} is null
+   */
+  public Price max(Price other) {
+    if (other == null) {
+      return this;
+    }
+    return new Price(Math.max(inputPerMillion, other.inputPerMillion),
+        Math.max(outputPerMillion, other.outputPerMillion),
+        Math.max(cachedInputPerMillion, other.cachedInputPerMillion));
+  }
+
+  /**
    * Returns the cost of the given token counts, rounded up to the next micro-unit so that a
    * charge is never below the true cost.
    *

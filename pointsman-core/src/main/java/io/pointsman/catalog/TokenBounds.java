@@ -9,6 +9,7 @@ import io.pointsman.model.ContentPart;
 import io.pointsman.model.Json;
 import io.pointsman.model.Message;
 import io.pointsman.model.ToolCall;
+import java.util.function.ToLongFunction;
 
 /**
  * Input token bounds for admission and the context check, without tokenizing on the hot path.
@@ -37,53 +38,7 @@ public final class TokenBounds {
    * @return the bound
    */
   public static long upperBound(ChatRequest request) {
-    long total = PER_PROMPT;
-    for (Message m : request.messages()) {
-      total += PER_MESSAGE + utf8Length(m.name());
-      total += contentBound(m.content());
-      if (m.toolCalls() != null) {
-        for (ToolCall call : m.toolCalls()) {
-          total += PER_MESSAGE + utf8Length(call.id());
-          if (call.function() != null) {
-            total += utf8Length(call.function().name()) + utf8Length(call.function().arguments());
-          }
-        }
-      }
-      total += utf8Length(m.toolCallId());
-      if (!m.extra().isEmpty()) {
-        total += Json.writeBytes(m.extra()).length;
-      }
-    }
-    if (request.tools() != null && !request.tools().isEmpty()) {
-      total += Json.writeBytes(request.tools()).length;
-    }
-    if (request.responseFormat() != null) {
-      total += Json.writeBytes(request.responseFormat()).length;
-    }
-    return total;
-  }
-
-  private static long contentBound(Content content) {
-    if (content == null) {
-      return 0;
-    }
-    if (content instanceof Content.Text text) {
-      return utf8Length(text.text());
-    }
-    long total = 0;
-    for (ContentPart part : ((Content.Parts) content).parts()) {
-      if ("text".equals(part.type())) {
-        total += utf8Length(part.text());
-      } else if ("image_url".equals(part.type())) {
-        total += PER_IMAGE;
-      } else {
-        total += PER_IMAGE + Json.writeBytes(part).length;
-      }
-      if (!part.extra().isEmpty()) {
-        total += Json.writeBytes(part.extra()).length;
-      }
-    }
-    return total;
+    return measure(request, TokenBounds::utf8Length);
   }
 
   /**
@@ -96,41 +51,63 @@ public final class TokenBounds {
    */
   public static long exact(ChatRequest request) {
     Encoding enc = Holder.ENCODING;
+    return measure(request, text -> count(enc, text));
+  }
+
+  /**
+   * Walks every field of the prompt that reaches the model: texts are measured by
+   * {@code text} (bytes for the bound, tokens for the exact count); the chat format, images
+   * and unnamed fields get the same allowances either way.
+   */
+  private static long measure(ChatRequest request, ToLongFunction<String> text) {
     long total = PER_PROMPT;
     for (Message m : request.messages()) {
-      total += PER_MESSAGE + count(enc, m.name());
-      Content content = m.content();
-      if (content instanceof Content.Text text) {
-        total += count(enc, text.text());
-      } else if (content instanceof Content.Parts parts) {
-        for (ContentPart part : parts.parts()) {
-          if ("text".equals(part.type())) {
-            total += count(enc, part.text());
-          } else {
-            total += contentBound(Content.parts(java.util.List.of(part)));
-          }
-        }
-      }
+      total += PER_MESSAGE + text.applyAsLong(m.name());
+      total += content(m.content(), text);
       if (m.toolCalls() != null) {
         for (ToolCall call : m.toolCalls()) {
-          total += PER_MESSAGE + count(enc, call.id());
+          total += PER_MESSAGE + text.applyAsLong(call.id());
           if (call.function() != null) {
-            total += count(enc, call.function().name()) + count(enc, call.function().arguments());
+            total += text.applyAsLong(call.function().name())
+                + text.applyAsLong(call.function().arguments());
           }
         }
       }
-      total += count(enc, m.toolCallId());
-      if (!m.extra().isEmpty()) {
-        total += Json.writeBytes(m.extra()).length;
-      }
+      total += text.applyAsLong(m.toolCallId()) + extras(m.extra());
     }
     if (request.tools() != null && !request.tools().isEmpty()) {
-      total += count(enc, Json.write(request.tools()));
+      total += text.applyAsLong(Json.write(request.tools()));
     }
     if (request.responseFormat() != null) {
-      total += count(enc, Json.write(request.responseFormat()));
+      total += text.applyAsLong(Json.write(request.responseFormat()));
     }
     return total;
+  }
+
+  private static long content(Content content, ToLongFunction<String> text) {
+    if (content == null) {
+      return 0;
+    }
+    if (content instanceof Content.Text t) {
+      return text.applyAsLong(t.text());
+    }
+    long total = 0;
+    for (ContentPart part : ((Content.Parts) content).parts()) {
+      if ("text".equals(part.type())) {
+        total += text.applyAsLong(part.text());
+      } else if ("image_url".equals(part.type())) {
+        total += PER_IMAGE;
+      } else {
+        // Audio, files and parts unknown to the model are bounded by their JSON, not by tokens.
+        total += PER_IMAGE + Json.writeBytes(part).length;
+      }
+      total += extras(part.extra());
+    }
+    return total;
+  }
+
+  private static long extras(java.util.Map<String, ?> extra) {
+    return extra.isEmpty() ? 0 : Json.writeBytes(extra).length;
   }
 
   /**

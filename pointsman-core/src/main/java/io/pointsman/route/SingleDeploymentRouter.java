@@ -3,6 +3,7 @@ package io.pointsman.route;
 import io.pointsman.PointsmanException;
 import io.pointsman.Stages;
 import io.pointsman.Status;
+import io.pointsman.catalog.Price;
 import io.pointsman.spi.Deployment;
 import io.pointsman.spi.RouteContext;
 import io.pointsman.spi.Router;
@@ -47,5 +48,22 @@ public final class SingleDeploymentRouter implements Router {
       }
     }
     return candidates.get(0);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The highest price override among the model's deployments, or {@code null} when none
+   * has one.
+   */
+  @Override
+  public Price worstPrice(String model) {
+    Price worst = null;
+    for (Deployment d : byModel.getOrDefault(model, List.of())) {
+      if (d.priceOverride() != null) {
+        worst = d.priceOverride().max(worst);
+      }
+    }
+    return worst;
   }
 }

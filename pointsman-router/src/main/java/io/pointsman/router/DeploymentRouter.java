@@ -226,10 +226,7 @@ public final class DeploymentRouter implements Router {
           p = catalog.find(m).price();
         }
         if (p != null) {
-          worst = worst == null ? p : new io.pointsman.catalog.Price(
-              Math.max(worst.inputPerMillion(), p.inputPerMillion()),
-              Math.max(worst.outputPerMillion(), p.outputPerMillion()),
-              Math.max(worst.cachedInputPerMillion(), p.cachedInputPerMillion()));
+          worst = p.max(worst);
         }
       }
     }
