@@ -1,5 +1,6 @@
 package io.pointsman.jmh.harness;
 
+import io.pointsman.jmh.Prompts;
 import io.pointsman.CacheControl;
 import io.pointsman.CallOptions;
 import io.pointsman.Clock;
@@ -199,14 +200,6 @@ public final class OverheadHarness {
     }
   }
 
-  private static String prompt(int bytes) {
-    StringBuilder sb = new StringBuilder(bytes);
-    while (sb.length() < bytes) {
-      sb.append("the pointsman sets the switch so the train takes the right track ");
-    }
-    sb.setLength(bytes);
-    return sb.toString();
-  }
 
   private void abba(String path, int rate, int size, double warmup, double measure)
       throws Exception {
@@ -231,7 +224,7 @@ public final class OverheadHarness {
       throws Exception {
     boolean stream = path.equals("stream");
     ChatRequest.Builder b = ChatRequest.builder().model(MODEL)
-        .addMessage(Message.user(prompt(size))).temperature(0.0).maxTokens(100);
+        .addMessage(Message.user(Prompts.ofBytes(size))).temperature(0.0).maxTokens(100);
     if (stream) {
       b.stream(true).streamOptions(new StreamOptions(true, null));
     }
@@ -418,7 +411,7 @@ public final class OverheadHarness {
           .deployment(Deployment.of("fixture", "openai", MODEL))
           .build()) {
         ChatRequest request = ChatRequest.builder().model(MODEL)
-            .addMessage(Message.user(prompt(size))).temperature(0.0).maxTokens(100)
+            .addMessage(Message.user(Prompts.ofBytes(size))).temperature(0.0).maxTokens(100)
             .streamOptions(path.equals("stream") ? new StreamOptions(true, null) : null)
             .build();
         CallOptions options = path.equals("bypass")
@@ -433,7 +426,7 @@ public final class OverheadHarness {
             // A new question every time: the exact layer misses, the semantic layer embeds the
             // question, searches and misses, the provider answers, both layers store.
             gateway.chat(ChatRequest.builder().model(MODEL).addMessage(Message.user(
-                "question " + unique.incrementAndGet() + ": " + prompt(size)))
+                "question " + unique.incrementAndGet() + ": " + Prompts.ofBytes(size)))
                 .temperature(0.0).maxTokens(100).build(), options);
           } else if (path.equals("stream")) {
             boolean[] first = {true};

@@ -1,5 +1,6 @@
 package io.pointsman.jmh.limits;
 
+import io.pointsman.jmh.Prompts;
 import io.pointsman.Clock;
 import io.pointsman.auth.InMemoryKeyStore;
 import io.pointsman.auth.KeySpec;
@@ -97,7 +98,7 @@ public class AdmissionBenchmark {
         .maxOutputTokens(1_000).price(price).build()).build();
     request = ChatRequest.builder().model("m")
         .addMessage(Message.system("You are a benchmark."))
-        .addMessage(Message.user(prompt(promptBytes)))
+        .addMessage(Message.user(Prompts.ofBytes(promptBytes)))
         .temperature(0.0).maxTokens(100).build();
     inProcess = rules(new InProcessCounterStore());
     String host = System.getenv().getOrDefault("POINTSMAN_BENCH_REDIS_HOST", "127.0.0.1");
@@ -138,15 +139,6 @@ public class AdmissionBenchmark {
     client.close();
   }
 
-  static String prompt(int bytes) {
-    StringBuilder sb = new StringBuilder(bytes);
-    String words = "the pointsman sets the switch so the train takes the right track ";
-    while (sb.length() < bytes) {
-      sb.append(words);
-    }
-    sb.setLength(bytes);
-    return sb.toString();
-  }
 
   private Reservation admit(CounterLimiter limiter, boolean tokenize) {
     Identity identity = keys.authenticate(key);

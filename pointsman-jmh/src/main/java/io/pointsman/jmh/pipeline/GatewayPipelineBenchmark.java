@@ -1,5 +1,6 @@
 package io.pointsman.jmh.pipeline;
 
+import io.pointsman.jmh.Prompts;
 import io.pointsman.CacheControl;
 import io.pointsman.CallOptions;
 import io.pointsman.ChatResult;
@@ -109,7 +110,7 @@ public class GatewayPipelineBenchmark {
         .build();
     request = ChatRequest.builder().model("m")
         .addMessage(Message.system("You are a benchmark."))
-        .addMessage(Message.user(prompt(promptBytes)))
+        .addMessage(Message.user(Prompts.ofBytes(promptBytes)))
         .temperature(0.0).maxTokens(100).build();
     directCall = new ProviderCall("r", "e", Deployment.of("d", "fixture", "m"), request, 1, null);
     plain = CallOptions.of(key);
@@ -126,15 +127,6 @@ public class GatewayPipelineBenchmark {
     gateway.close();
   }
 
-  static String prompt(int bytes) {
-    StringBuilder sb = new StringBuilder(bytes);
-    String words = "the pointsman sets the switch so the train takes the right track ";
-    while (sb.length() < bytes) {
-      sb.append(words);
-    }
-    sb.setLength(bytes);
-    return sb.toString();
-  }
 
   @Benchmark
   public ProviderReply baselineFixtureDirect() {
