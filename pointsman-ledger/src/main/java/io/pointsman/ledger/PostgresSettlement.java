@@ -12,9 +12,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -124,6 +126,13 @@ public final class PostgresSettlement implements Settlement {
       + " FROM input i JOIN written w ON w.event_id = i.event_id ORDER BY i.reservation_id"
       + " ON CONFLICT DO NOTHING RETURNING 1"
       + ") SELECT (SELECT count(*) FROM written), (SELECT count(*) FROM held)";
+
+  private static final String UNRESOLVED_SQL = "SELECT e.event_id, e.request_id,"
+      + " e.attempts, e.key_id, e.user_id, e.team_id, e.org_id, e.tags, e.model,"
+      + " e.deployment_id, r.reservation_id, r.held_micros, r.worst_case_micros, r.held_since,"
+      + " e.started_at FROM pointsman.reservations r JOIN pointsman.ledger_entries e"
+      + " ON e.event_id = r.event_id WHERE r.state = 'UNKNOWN'"
+      + " ORDER BY e.started_at, e.event_id";
 
   private static final String HOLD_SQL = "SELECT event_id, reservation_id, state, held_micros,"
       + " worst_case_micros, floor_micros, charged_micros, epoch, held_since, hold_until"
@@ -445,6 +454,39 @@ public final class PostgresSettlement implements Settlement {
           return rs.next() ? Optional.of(hold(rs)) : Optional.<Hold>empty();
         }
       }
+    });
+  }
+
+  /**
+   * Returns the dispatch intents of every unresolved hold ({@code UNKNOWN} calls not yet
+   * attested or expired), rebuilt from their ledger rows, oldest first. A host that keeps
+   * budget counters in its own process rebuilds them at start from the spend in the ledger
+   * plus these holds ({@code CounterLimiter.rebuild}); unlike the journal's interrupted calls,
+   * this also covers holds recorded by an earlier start whose journal records were since
+   * reclaimed. The provider name is not kept in the ledger and comes back as
+   * {@code "unknown"}; the attempt is the number of attempts recorded.
+   *
+   * @return the intents
+   * @throws io.pointsman.PointsmanException with status 503 if the database cannot be read
+   */
+  public List<DispatchIntent> unresolvedIntents() {
+    return Sql.inTransaction(jdbi, "reading unresolved holds", h -> {
+      List<DispatchIntent> out = new ArrayList<>();
+      try (PreparedStatement ps = h.getConnection().prepareStatement(UNRESOLVED_SQL);
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          java.sql.Array tags = rs.getArray(8);
+          Set<String> tagSet = tags == null ? Set.of()
+              : Set.of((String[]) tags.getArray());
+          Instant started = Sql.instant(rs.getTimestamp(15));
+          out.add(new DispatchIntent(rs.getString(1), rs.getString(2),
+              Math.max(1, rs.getInt(3)), rs.getString(4), rs.getString(5), rs.getString(6),
+              rs.getString(7), tagSet, rs.getString(9), rs.getString(10), "unknown",
+              rs.getString(11), rs.getLong(12), rs.getLong(13),
+              Sql.instant(rs.getTimestamp(14)), started));
+        }
+      }
+      return out;
     });
   }
 

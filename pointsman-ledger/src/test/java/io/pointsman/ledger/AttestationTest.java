@@ -8,6 +8,7 @@ import io.pointsman.ledger.HoldDecision.Verdict;
 import io.pointsman.ledger.testing.TestDatabase;
 import io.pointsman.ledger.testing.TestDatabases;
 import io.pointsman.model.Usage;
+import io.pointsman.spi.DispatchIntent;
 import io.pointsman.testing.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,6 +67,28 @@ class AttestationTest {
     assertThat(count(ds, "SELECT count(*) FROM pointsman.charges WHERE amount_micros = 2500"))
         .isEqualTo(5);
     assertThat(ledger.reconcile(0, 0).balanced()).isTrue();
+  }
+
+  @Test
+  void unresolvedIntentsListTheHoldsStillUnknownWithTheirScopesAndLeaveResolvedOnesOut() {
+    ledger.interrupted(List.of(interrupted("u2", 700, 900)));
+    List<DispatchIntent> before = ledger.unresolvedIntents();
+    assertThat(before).extracting(DispatchIntent::eventId).containsExactly("u1", "u2");
+    DispatchIntent u1 = before.get(0);
+    assertThat(u1.reservationId()).isEqualTo("res-u1");
+    assertThat(u1.heldMicros()).isEqualTo(HELD);
+    assertThat(u1.worstCaseMicros()).isEqualTo(WORST);
+    assertThat(u1.keyId()).isEqualTo("key-1");
+    assertThat(u1.teamId()).isEqualTo("team-1");
+    assertThat(u1.orgId()).isEqualTo("org-1");
+    assertThat(u1.tags()).containsExactly("prod");
+    assertThat(u1.model()).isEqualTo("gpt-4o-mini");
+    assertThat(u1.callStartedAt()).isEqualTo(Fixtures.T0);
+
+    Hold hold = ledger.hold("u1").orElseThrow();
+    assertThat(ledger.attest("u1", null, 2_000, "export", hold.epoch()).accepted()).isTrue();
+    assertThat(ledger.unresolvedIntents()).extracting(DispatchIntent::eventId)
+        .containsExactly("u2");
   }
 
   @Test

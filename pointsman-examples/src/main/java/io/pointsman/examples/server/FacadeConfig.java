@@ -1,0 +1,306 @@
+package io.pointsman.examples.server;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pointsman.auth.VirtualKeys;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What the facade runs with, read from a JSON file ({@code --config}) and command-line
+ * overrides. Every field has an embedded default: port 8080, a temporary journal directory,
+ * an embedded PostgreSQL, in-process counters and cache, the in-process fixture provider, one
+ * model and one generated key. Immutable.
+ *
+ * <pre>{@code
+ * {
+ *   "port": 8080,
+ *   "journal": "/var/lib/pointsman/journal",
+ *   "postgresUrl": "jdbc:postgresql://127.0.0.1:5432/pointsman?user=postgres",
+ *   "redisUrl": "redis://127.0.0.1:6379", "redisPrefix": "pm:prod",
+ *   "upstream": "https://api.openai.com", "upstreamKeyEnv": "OPENAI_API_KEY",
+ *   "adminToken": "change-me", "floorPercent": 10,
+ *   "models": [{"name": "gpt-4o-mini", "inputPerMillion": 150000,
+ *               "outputPerMillion": 600000, "cachedInputPerMillion": 75000}],
+ *   "keys": [{"key": "pm-...", "id": "key-app", "team": "checkout", "org": "acme"}],
+ *   "budgets": [{"scope": "team:checkout", "limitMicros": 5000000}]
+ * }
+ * }</pre>
+ *
+ * @param port the port to listen on, 0 for any free port
+ * @param journal the journal directory; null for a new temporary directory
+ * @param postgresUrl the JDBC URL of the ledger database; null for an embedded server
+ * @param redisUrl the Redis URI shared by several instances (budgets and exact cache); null
+ *     keeps counters and cache in this process
+ * @param redisPrefix the prefix of every Redis key this deployment writes
+ * @param upstream the base URI of an OpenAI-compatible upstream; null for the in-process
+ *     fixture provider
+ * @param upstreamKeyEnv the environment variable holding the upstream's API key
+ * @param adminToken the bearer token of the {@code /admin} endpoints; null disables them
+ * @param floorPercent the floor of an interrupted call as a percentage of its hold (0 to 100):
+ *     an attestation below it is refused
+ * @param drainSeconds how long a graceful shutdown waits for open exchanges
+ * @param portFile where to write the bound port once listening; null for nowhere
+ * @param models the models served
+ * @param keys the virtual keys accepted
+ * @param budgets the budgets enforced
+ */
+public record FacadeConfig(
+    int port, String journal, String postgresUrl, String redisUrl, String redisPrefix,
+    String upstream, String upstreamKeyEnv, String adminToken, int floorPercent,
+    int drainSeconds, String portFile, List<ModelEntry> models, List<KeyEntry> keys,
+    List<BudgetEntry> budgets) {
+
+  private static final ObjectMapper MAPPER = new ObjectMapper()
+      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+
+  /**
+   * Validates the fields and fills defaults.
+   *
+   * @throws IllegalArgumentException if a value is out of range
+   */
+  public FacadeConfig {
+    if (port < 0 || port > 65_535) {
+      throw new IllegalArgumentException("port must be 0 to 65535: " + port);
+    }
+    if (floorPercent < 0 || floorPercent > 100) {
+      throw new IllegalArgumentException("floorPercent must be 0 to 100: " + floorPercent);
+    }
+    if (drainSeconds < 0) {
+      throw new IllegalArgumentException("drainSeconds must not be negative: " + drainSeconds);
+    }
+    redisPrefix = redisPrefix == null || redisPrefix.isBlank() ? "pointsman" : redisPrefix;
+    upstreamKeyEnv = upstreamKeyEnv == null ? "POINTSMAN_UPSTREAM_KEY" : upstreamKeyEnv;
+    models = models == null || models.isEmpty() ? List.of(ModelEntry.DEFAULT) : List.copyOf(models);
+    keys = keys == null ? List.of() : List.copyOf(keys);
+    budgets = budgets == null ? List.of() : List.copyOf(budgets);
+  }
+
+  /**
+   * Returns the embedded defaults with one generated key.
+   *
+   * @return the configuration
+   */
+  public static FacadeConfig defaults() {
+    return new FacadeConfig(8080, null, null, null, null, null, null, null, 0, 10, null,
+        List.of(), List.of(new KeyEntry(VirtualKeys.generate(), "key-local", "local", "local")),
+        List.of());
+  }
+
+  /**
+   * Reads a configuration file.
+   *
+   * @param file the JSON file
+   * @return the configuration
+   * @throws IllegalArgumentException if the file is not a valid configuration
+   * @throws UncheckedIOException if it cannot be read
+   */
+  public static FacadeConfig read(Path file) {
+    try {
+      return MAPPER.readValue(Files.readAllBytes(file), FacadeConfig.class);
+    } catch (com.fasterxml.jackson.core.JacksonException e) {
+      throw new IllegalArgumentException("invalid configuration " + file + ": "
+          + e.getOriginalMessage(), e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read configuration " + file, e);
+    }
+  }
+
+  /**
+   * Writes this configuration as JSON.
+   *
+   * @param file where to write
+   * @throws UncheckedIOException if it cannot be written
+   */
+  public void write(Path file) {
+    try {
+      Files.write(file, MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(this));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write configuration " + file, e);
+    }
+  }
+
+  /**
+   * Returns the configuration with command-line options applied: {@code --config FILE} (read
+   * first), {@code --port N}, {@code --journal DIR}, {@code --postgres-url URL},
+   * {@code --redis-url URI}, {@code --redis-prefix P}, {@code --upstream URI},
+   * {@code --admin-token T}, {@code --port-file FILE}.
+   *
+   * @param args the arguments
+   * @return the configuration
+   * @throws IllegalArgumentException on an unknown option or a missing value
+   */
+  public static FacadeConfig fromArgs(String... args) {
+    FacadeConfig c = defaults();
+    for (int i = 0; i < args.length; i += 2) {
+      if ("--config".equals(args[i])) {
+        c = read(Path.of(value(args, i)));
+      }
+    }
+    for (int i = 0; i < args.length; i += 2) {
+      String v = value(args, i);
+      switch (args[i]) {
+        case "--config" -> { }
+        case "--port" -> c = c.withPort(Integer.parseInt(v));
+        case "--journal" -> c = c.with(b -> b.journal = v);
+        case "--postgres-url" -> c = c.with(b -> b.postgresUrl = v);
+        case "--redis-url" -> c = c.with(b -> b.redisUrl = v);
+        case "--redis-prefix" -> c = c.with(b -> b.redisPrefix = v);
+        case "--upstream" -> c = c.with(b -> b.upstream = v);
+        case "--admin-token" -> c = c.with(b -> b.adminToken = v);
+        case "--port-file" -> c = c.with(b -> b.portFile = v);
+        default -> throw new IllegalArgumentException("unknown option " + args[i]
+            + " (options: --config --port --journal --postgres-url --redis-url --redis-prefix"
+            + " --upstream --admin-token --port-file)");
+      }
+    }
+    return c;
+  }
+
+  private static String value(String[] args, int i) {
+    if (i + 1 >= args.length) {
+      throw new IllegalArgumentException("option " + args[i] + " needs a value");
+    }
+    return args[i + 1];
+  }
+
+  /**
+   * Returns a copy listening on another port.
+   *
+   * @param value the port
+   * @return the copy
+   */
+  public FacadeConfig withPort(int value) {
+    return with(b -> b.port = value);
+  }
+
+  private FacadeConfig with(java.util.function.Consumer<Mutable> change) {
+    Mutable m = new Mutable(this);
+    change.accept(m);
+    return m.build();
+  }
+
+  /** The fields of a record under change. */
+  private static final class Mutable {
+    int port;
+    String journal;
+    String postgresUrl;
+    String redisUrl;
+    String redisPrefix;
+    String upstream;
+    String upstreamKeyEnv;
+    String adminToken;
+    int floorPercent;
+    int drainSeconds;
+    String portFile;
+    final List<ModelEntry> models;
+    final List<KeyEntry> keys;
+    final List<BudgetEntry> budgets;
+
+    Mutable(FacadeConfig c) {
+      port = c.port;
+      journal = c.journal;
+      postgresUrl = c.postgresUrl;
+      redisUrl = c.redisUrl;
+      redisPrefix = c.redisPrefix;
+      upstream = c.upstream;
+      upstreamKeyEnv = c.upstreamKeyEnv;
+      adminToken = c.adminToken;
+      floorPercent = c.floorPercent;
+      drainSeconds = c.drainSeconds;
+      portFile = c.portFile;
+      models = new ArrayList<>(c.models);
+      keys = new ArrayList<>(c.keys);
+      budgets = new ArrayList<>(c.budgets);
+    }
+
+    FacadeConfig build() {
+      return new FacadeConfig(port, journal, postgresUrl, redisUrl, redisPrefix, upstream,
+          upstreamKeyEnv, adminToken, floorPercent, drainSeconds, portFile, models, keys,
+          budgets);
+    }
+  }
+
+  /**
+   * A model served, with its price in micro-units per million tokens.
+   *
+   * @param name the model's name
+   * @param aliases other names it answers to
+   * @param inputPerMillion the input price
+   * @param outputPerMillion the output price
+   * @param cachedInputPerMillion the cached-input price
+   * @param contextWindow the context window in tokens
+   * @param maxOutputTokens the output cap in tokens
+   */
+  public record ModelEntry(
+      String name, List<String> aliases, long inputPerMillion, long outputPerMillion,
+      long cachedInputPerMillion, long contextWindow, long maxOutputTokens) {
+    static final ModelEntry DEFAULT = new ModelEntry("gpt-4o-mini", List.of("mini"), 150_000,
+        600_000, 75_000, 128_000, 16_384);
+
+    /**
+     * Validates the fields and fills defaults.
+     *
+     * @throws NullPointerException if name is null
+     */
+    public ModelEntry {
+      Objects.requireNonNull(name, "model name");
+      aliases = aliases == null ? List.of() : List.copyOf(aliases);
+      contextWindow = contextWindow == 0 ? 128_000 : contextWindow;
+      maxOutputTokens = maxOutputTokens == 0 ? 16_384 : maxOutputTokens;
+    }
+  }
+
+  /**
+   * A virtual key and the identity it stands for.
+   *
+   * @param key the key as presented in {@code Authorization: Bearer}
+   * @param id the key's id (what the ledger records; never the key itself)
+   * @param team the team, or null
+   * @param org the organisation, or null
+   */
+  public record KeyEntry(String key, String id, String team, String org) {
+    /**
+     * Validates the fields.
+     *
+     * @throws NullPointerException if key or id is null
+     */
+    public KeyEntry {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(id, "key id");
+    }
+
+    @Override
+    public String toString() {
+      return "KeyEntry[id=" + id + ", team=" + team + ", org=" + org + "]";
+    }
+  }
+
+  /**
+   * A budget over all time on one scope.
+   *
+   * @param scope {@code key:ID}, {@code team:ID}, {@code org:ID}, {@code model:NAME} or
+   *     {@code global}
+   * @param limitMicros the limit in micro-units
+   */
+  public record BudgetEntry(String scope, long limitMicros) {
+    /**
+     * Validates the fields.
+     *
+     * @throws NullPointerException if scope is null
+     * @throws IllegalArgumentException if the limit is negative
+     */
+    public BudgetEntry {
+      Objects.requireNonNull(scope, "budget scope");
+      if (limitMicros < 0) {
+        throw new IllegalArgumentException("budget limit must not be negative: " + limitMicros);
+      }
+    }
+  }
+}

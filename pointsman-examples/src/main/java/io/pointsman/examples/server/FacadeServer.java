@@ -1,0 +1,581 @@
+package io.pointsman.examples.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.Headers;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.pointsman.CacheControl;
+import io.pointsman.CallOptions;
+import io.pointsman.ChatResult;
+import io.pointsman.PointsmanException;
+import io.pointsman.Status;
+import io.pointsman.catalog.ModelSpec;
+import io.pointsman.ledger.Hold;
+import io.pointsman.ledger.HoldDecision;
+import io.pointsman.limits.BudgetState;
+import io.pointsman.model.ChatChunk;
+import io.pointsman.model.ChatRequest;
+import io.pointsman.model.Json;
+import io.pointsman.model.Usage;
+import io.pointsman.spi.LimitRemaining;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An OpenAI-compatible HTTP server around a {@link Facade}'s gateway, on the JDK's
+ * {@code com.sun.net.httpserver}. Existing OpenAI clients work through it unchanged: point
+ * their base URL at {@code http://host:port/v1} and give a Pointsman virtual key as the API key.
+ *
+ * <ul>
+ *   <li>{@code POST /v1/chat/completions}: plain and streamed ({@code "stream": true}, Server-Sent
+ *       Events ending in {@code data: [DONE]}); {@code Authorization: Bearer <virtual key>};
+ *       {@code X-Cache-Control: no-cache | no-store}; {@code X-Request-Id} is passed through when
+ *       well-formed (1 to 128 characters of {@code [A-Za-z0-9._:-]}), else one is made.
+ *       Responses carry {@code x-request-id}, {@code x-pointsman-event-id},
+ *       {@code x-pointsman-cache}, {@code x-pointsman-cost-micros},
+ *       {@code x-pointsman-cost-estimated}, {@code x-pointsman-attempts} and, per matched
+ *       limit, {@code x-ratelimit-limit-<rule>}, {@code x-ratelimit-remaining-<rule>} and
+ *       {@code x-ratelimit-reset-<rule>}. A stream's cost is known only at its end, so it is
+ *       sent as an SSE comment ({@code : pointsman cost_micros=...}) before {@code [DONE]}; the
+ *       final event is written only after the call's usage record is durable.</li>
+ *   <li>{@code GET /v1/models}: the models a valid key may see.</li>
+ *   <li>{@code GET /metrics}: Prometheus text: stage timings, requests by route and status,
+ *       journal backlog, unresolved holds, cache counters.</li>
+ *   <li>{@code GET /healthz}: 200 when serving.</li>
+ *   <li>{@code /admin/...} (with {@code Authorization: Bearer <admin token>}):
+ *       {@code GET /admin/holds/<event id>}, {@code POST /admin/holds/<event id>/attest}
+ *       (JSON {@code costMicros}, {@code epoch}, {@code evidence}, optional
+ *       {@code promptTokens}, {@code completionTokens}), {@code GET /admin/budgets}.</li>
+ * </ul>
+ *
+ * <p>Errors are OpenAI-shaped ({@code {"error": {"message", "type", "code"}}}) with the
+ * gateway's HTTP status. {@link #close()} stops accepting, lets open exchanges finish for the
+ * configured drain time, then closes the facade, which drains the journal into PostgreSQL.
+ */
+public final class FacadeServer implements AutoCloseable {
+  /** The largest request body accepted. */
+  public static final int MAX_BODY_BYTES = 32 << 20;
+  private static final Logger LOG = LoggerFactory.getLogger(FacadeServer.class);
+  private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+  private static final Pattern HEADER_NAME = Pattern.compile("[^a-z0-9]+");
+  private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
+
+  private final Facade facade;
+  private final HttpServer server;
+  private final ThreadPoolExecutor workers;
+  private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private volatile boolean closed;
+
+  private FacadeServer(Facade facade, HttpServer server, ThreadPoolExecutor workers) {
+    this.facade = facade;
+    this.server = server;
+    this.workers = workers;
+  }
+
+  /**
+   * Starts serving the facade on 127.0.0.1 at the configured port (0 picks a free one). If the
+   * configuration names a port file, the bound port is written to it (atomically) once the
+   * server accepts connections. The server owns the facade from here on.
+   *
+   * @param facade the facade
+   * @return the running server
+   * @throws UncheckedIOException if the port cannot be bound
+   */
+  public static FacadeServer start(Facade facade) {
+    FacadeConfig c = facade.config();
+    HttpServer http;
+    try {
+      http = HttpServer.create(new InetSocketAddress("127.0.0.1", c.port()), 256);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot listen on port " + c.port(), e);
+    }
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor workers = new ThreadPoolExecutor(256, 256, 30, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(4_096), r -> {
+          Thread t = new Thread(r, "pointsman-http-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    workers.allowCoreThreadTimeOut(true);
+    http.setExecutor(workers);
+    FacadeServer s = new FacadeServer(facade, http, workers);
+    http.createContext("/v1/chat/completions", s::chat);
+    http.createContext("/v1/models", s::models);
+    http.createContext("/metrics", s::metrics);
+    http.createContext("/healthz", s::health);
+    http.createContext("/admin/", s::admin);
+    http.createContext("/", ex -> s.guard(ex, "other",
+        () -> s.error(ex, "other", Status.NOT_FOUND, "not_found", "no such route: "
+            + ex.getRequestURI().getPath())));
+    http.start();
+    if (c.portFile() != null) {
+      writePortFile(Path.of(c.portFile()), http.getAddress().getPort());
+    }
+    return s;
+  }
+
+  private static void writePortFile(Path file, int port) {
+    try {
+      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+      Files.writeString(tmp, Integer.toString(port));
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the port file " + file, e);
+    }
+  }
+
+  /**
+   * Returns the port the server listens on.
+   *
+   * @return the port
+   */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  /**
+   * Returns the base URI of the OpenAI-compatible API, {@code http://127.0.0.1:<port>/v1}.
+   *
+   * @return the URI
+   */
+  public URI baseUri() {
+    return URI.create("http://127.0.0.1:" + port() + "/v1");
+  }
+
+  /**
+   * Returns the facade served.
+   *
+   * @return the facade
+   */
+  public Facade facade() {
+    return facade;
+  }
+
+  // ---------------------------------------------------------------- chat completions
+
+  private void chat(HttpExchange ex) throws IOException {
+    guard(ex, "chat", () -> {
+      if (!"POST".equals(ex.getRequestMethod())) {
+        error(ex, "chat", Status.NOT_FOUND, "method_not_allowed", "use POST");
+        return;
+      }
+      String key = bearer(ex);
+      if (key == null) {
+        error(ex, "chat", Status.UNAUTHORIZED, "invalid_api_key",
+            "missing Authorization: Bearer <virtual key>");
+        return;
+      }
+      byte[] body = readBody(ex);
+      if (body == null) {
+        error(ex, "chat", Status.BAD_REQUEST, "request_too_large",
+            "the request body exceeds " + MAX_BODY_BYTES + " bytes");
+        return;
+      }
+      ChatRequest request = Json.readRequest(body);
+      CallOptions options = options(ex, key);
+      if (Boolean.TRUE.equals(request.stream())) {
+        stream(ex, request, options);
+      } else {
+        ChatResult result = facade.gateway().chat(request, options);
+        Headers h = ex.getResponseHeaders();
+        resultHeaders(h, result);
+        h.set("Content-Type", "application/json");
+        byte[] out = Json.writeBytes(result.response());
+        ex.sendResponseHeaders(200, out.length);
+        try (OutputStream os = ex.getResponseBody()) {
+          os.write(out);
+        }
+        count("chat", 200);
+      }
+    });
+  }
+
+  private CallOptions options(HttpExchange ex, String key) {
+    Headers in = ex.getRequestHeaders();
+    String requestId = in.getFirst("X-Request-Id");
+    if (requestId == null || !REQUEST_ID.matcher(requestId).matches()) {
+      requestId = "req-" + UUID.randomUUID();
+    }
+    CallOptions.Builder b = CallOptions.builder(key).requestId(requestId);
+    String cache = in.getFirst("X-Cache-Control");
+    if (cache != null) {
+      switch (cache.trim().toLowerCase(Locale.ROOT)) {
+        case "no-cache" -> b.cacheControl(CacheControl.NO_CACHE);
+        case "no-store" -> b.cacheControl(CacheControl.NO_STORE);
+        case "", "default" -> { }
+        default -> throw PointsmanException.badRequest("facade",
+            "X-Cache-Control must be no-cache or no-store, not "
+            + Json.quoteForMessage(cache));
+      }
+    }
+    return b.build();
+  }
+
+  private void stream(HttpExchange ex, ChatRequest request, CallOptions options)
+      throws IOException {
+    Headers h = ex.getResponseHeaders();
+    boolean[] started = {false};
+    OutputStream os = ex.getResponseBody();
+    ChatResult result;
+    try {
+      result = facade.gateway().stream(request, options, chunk -> {
+        try {
+          if (!started[0]) {
+            h.set("Content-Type", "text/event-stream");
+            h.set("Cache-Control", "no-cache");
+            h.set("x-request-id", options.requestId());
+            ex.sendResponseHeaders(200, 0);
+            started[0] = true;
+          }
+          os.write(frame(chunk));
+          os.flush();
+        } catch (IOException e) {
+          // The client went away: throwing cancels the stream; the call is still accounted.
+          throw new UncheckedIOException("the client closed the stream", e);
+        }
+      });
+    } catch (PointsmanException e) {
+      if (!started[0]) {
+        throw e;
+      }
+      // Output already reached the client: end the stream with an error event.
+      count("chat", e.status().httpStatus());
+      writeQuietly(os, ("data: " + Json.write(errorBody(e.status(), e.rule(), e.getMessage()))
+          + "\n\n").getBytes(StandardCharsets.UTF_8));
+      closeQuietly(os);
+      return;
+    } catch (UncheckedIOException e) {
+      count("chat", 499);
+      closeQuietly(os);
+      return;
+    }
+    if (!started[0]) {
+      // No chunk at all (an empty answer): the headers can still carry everything.
+      resultHeaders(h, result);
+      h.set("Content-Type", "text/event-stream");
+      ex.sendResponseHeaders(200, 0);
+    }
+    String trailer = ": pointsman event_id=" + result.eventId() + " cost_micros="
+        + result.costMicros() + " cost_estimated=" + result.costEstimated() + " cache="
+        + result.cacheStatus().label() + "\n\n";
+    try {
+      os.write(trailer.getBytes(StandardCharsets.UTF_8));
+      os.write(DONE);
+      os.close();
+      count("chat", 200);
+    } catch (IOException e) {
+      count("chat", 499);
+      closeQuietly(os);
+    }
+  }
+
+  private static byte[] frame(ChatChunk chunk) {
+    byte[] json = Json.writeBytes(chunk);
+    byte[] out = new byte[json.length + 8];
+    System.arraycopy("data: ".getBytes(StandardCharsets.US_ASCII), 0, out, 0, 6);
+    System.arraycopy(json, 0, out, 6, json.length);
+    out[out.length - 2] = '\n';
+    out[out.length - 1] = '\n';
+    return out;
+  }
+
+  private static void resultHeaders(Headers h, ChatResult r) {
+    h.set("x-request-id", r.requestId());
+    h.set("x-pointsman-event-id", r.eventId());
+    h.set("x-pointsman-cache", r.cacheStatus().label());
+    h.set("x-pointsman-cost-micros", Long.toString(r.costMicros()));
+    h.set("x-pointsman-cost-estimated", Boolean.toString(r.costEstimated()));
+    h.set("x-pointsman-attempts", Integer.toString(r.attempts()));
+    if (r.deploymentId() != null) {
+      h.set("x-pointsman-deployment", r.deploymentId());
+    }
+    if (r.remaining() != null) {
+      for (LimitRemaining l : r.remaining()) {
+        String name = HEADER_NAME.matcher(l.rule().toLowerCase(Locale.ROOT)).replaceAll("-");
+        h.set("x-ratelimit-limit-" + name, Long.toString(l.limit()));
+        h.set("x-ratelimit-remaining-" + name, Long.toString(l.remaining()));
+        if (l.resetsAt() != null) {
+          h.set("x-ratelimit-reset-" + name, l.resetsAt().toString());
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- models
+
+  private void models(HttpExchange ex) throws IOException {
+    guard(ex, "models", () -> {
+      String key = bearer(ex);
+      if (key == null) {
+        error(ex, "models", Status.UNAUTHORIZED, "invalid_api_key",
+            "missing Authorization: Bearer <virtual key>");
+        return;
+      }
+      facade.authenticate(key);
+      ObjectNode list = Json.mapper().createObjectNode().put("object", "list");
+      ArrayNode data = list.putArray("data");
+      for (ModelSpec m : facade.models().models()) {
+        data.addObject().put("id", m.name()).put("object", "model").put("created", 0)
+            .put("owned_by", "pointsman");
+      }
+      json(ex, "models", 200, Json.writeBytes(list));
+    });
+  }
+
+  // ---------------------------------------------------------------- metrics and health
+
+  private void health(HttpExchange ex) throws IOException {
+    guard(ex, "health", () -> json(ex, "health", closed ? 503 : 200,
+        ("{\"status\":\"" + (closed ? "draining" : "ok") + "\"}")
+            .getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private void metrics(HttpExchange ex) throws IOException {
+    guard(ex, "metrics", () -> {
+      byte[] text = PrometheusText.render(facade, requests).getBytes(StandardCharsets.UTF_8);
+      ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+      ex.sendResponseHeaders(200, text.length);
+      try (OutputStream os = ex.getResponseBody()) {
+        os.write(text);
+      }
+      count("metrics", 200);
+    });
+  }
+
+  // ---------------------------------------------------------------- admin
+
+  private void admin(HttpExchange ex) throws IOException {
+    guard(ex, "admin", () -> {
+      String token = facade.config().adminToken();
+      String presented = bearer(ex);
+      if (token == null || presented == null || !MessageDigest.isEqual(
+          token.getBytes(StandardCharsets.UTF_8), presented.getBytes(StandardCharsets.UTF_8))) {
+        error(ex, "admin", Status.UNAUTHORIZED, "invalid_admin_token",
+            token == null ? "the admin endpoints are disabled (no admin token configured)"
+                : "a valid admin token is required");
+        return;
+      }
+      String path = ex.getRequestURI().getPath();
+      String method = ex.getRequestMethod();
+      if ("GET".equals(method) && "/admin/budgets".equals(path)) {
+        ObjectNode out = Json.mapper().createObjectNode();
+        for (Map.Entry<String, BudgetState> e : facade.limiter().budgets().entrySet()) {
+          out.putObject(e.getKey()).put("limitMicros", e.getValue().limitMicros())
+              .put("spentMicros", e.getValue().spentMicros())
+              .put("heldMicros", e.getValue().heldMicros());
+        }
+        json(ex, "admin", 200, Json.writeBytes(out));
+        return;
+      }
+      if (path.startsWith("/admin/holds/")) {
+        String rest = path.substring("/admin/holds/".length());
+        if ("GET".equals(method) && !rest.contains("/")) {
+          Optional<Hold> hold = facade.settlement().hold(rest);
+          if (hold.isEmpty()) {
+            error(ex, "admin", Status.NOT_FOUND, "hold_not_found", "no hold for " + rest);
+          } else {
+            json(ex, "admin", 200, Json.writeBytes(holdJson(hold.get())));
+          }
+          return;
+        }
+        if ("POST".equals(method) && rest.endsWith("/attest")) {
+          String eventId = rest.substring(0, rest.length() - "/attest".length());
+          byte[] body = readBody(ex);
+          JsonNode a = body == null ? null : Json.mapper().readTree(body);
+          if (a == null || !a.path("costMicros").canConvertToLong()
+              || !a.path("epoch").canConvertToLong() || !a.path("evidence").isTextual()) {
+            error(ex, "admin", Status.BAD_REQUEST, "invalid_attestation",
+                "an attestation needs costMicros, epoch and evidence");
+            return;
+          }
+          Usage usage = a.has("promptTokens") ? Usage.of(a.path("promptTokens").asLong(),
+              a.path("completionTokens").asLong()) : null;
+          HoldDecision d;
+          try {
+            d = facade.attest(eventId, usage, a.path("costMicros").asLong(),
+                a.path("evidence").asText(), a.path("epoch").asLong());
+          } catch (IllegalArgumentException e) {
+            error(ex, "admin", Status.BAD_REQUEST, "invalid_attestation", e.getMessage());
+            return;
+          }
+          ObjectNode out = Json.mapper().createObjectNode().put("verdict", d.verdict().name())
+              .put("eventId", d.eventId()).put("epoch", d.epoch()).put("message", d.message());
+          json(ex, "admin", d.accepted() ? 200 : 409, Json.writeBytes(out));
+          return;
+        }
+      }
+      error(ex, "admin", Status.NOT_FOUND, "not_found", "no such admin route: " + method + " "
+          + path);
+    });
+  }
+
+  private static ObjectNode holdJson(Hold h) {
+    return Json.mapper().createObjectNode().put("eventId", h.eventId())
+        .put("reservationId", h.reservationId()).put("state", h.state().name())
+        .put("heldMicros", h.heldMicros()).put("worstCaseMicros", h.worstCaseMicros())
+        .put("floorMicros", h.floorMicros()).put("chargedMicros", h.chargedMicros())
+        .put("epoch", h.epoch()).put("holdUntil", String.valueOf(h.holdUntil()));
+  }
+
+  // ---------------------------------------------------------------- plumbing
+
+  /** A handler body that may throw. */
+  @FunctionalInterface
+  private interface Handler {
+    void handle() throws IOException;
+  }
+
+  private void guard(HttpExchange ex, String route, Handler h) throws IOException {
+    inFlight.incrementAndGet();
+    try {
+      if (closed) {
+        error(ex, route, Status.UNAVAILABLE, "shutting_down", "the server is shutting down");
+        return;
+      }
+      h.handle();
+    } catch (PointsmanException e) {
+      errorQuietly(ex, route, e.status(), e.rule() == null ? e.stage() : e.rule(),
+          e.getMessage());
+    } catch (UncheckedIOException e) {
+      count(route, 499);
+    } catch (RuntimeException e) {
+      LOG.error("unexpected failure on {}", route, e);
+      errorQuietly(ex, route, Status.INTERNAL, "internal_error",
+          "internal error (" + e.getClass().getSimpleName() + ")");
+    } finally {
+      inFlight.decrementAndGet();
+      ex.close();
+    }
+  }
+
+  private void errorQuietly(HttpExchange ex, String route, Status status, String code,
+      String message) {
+    try {
+      error(ex, route, status, code, message);
+    } catch (IOException | RuntimeException e) {
+      // Headers were already sent or the client went away; nothing more can be said.
+      count(route, 499);
+    }
+  }
+
+  private void error(HttpExchange ex, String route, Status status, String code, String message)
+      throws IOException {
+    if (status == Status.UNAUTHORIZED) {
+      ex.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+    }
+    json(ex, route, status.httpStatus(), Json.writeBytes(errorBody(status, code, message)));
+  }
+
+  private static ObjectNode errorBody(Status status, String code, String message) {
+    ObjectNode body = Json.mapper().createObjectNode();
+    body.putObject("error").put("message", message)
+        .put("type", status.name().toLowerCase(Locale.ROOT)).put("code", code).putNull("param");
+    return body;
+  }
+
+  private void json(HttpExchange ex, String route, int status, byte[] body) throws IOException {
+    ex.getResponseHeaders().set("Content-Type", "application/json");
+    ex.sendResponseHeaders(status, body.length);
+    try (OutputStream os = ex.getResponseBody()) {
+      os.write(body);
+    }
+    count(route, status);
+  }
+
+  private void count(String route, int status) {
+    requests.computeIfAbsent(route + "\u0000" + status, k -> new LongAdder()).increment();
+  }
+
+  private static String bearer(HttpExchange ex) {
+    String auth = ex.getRequestHeaders().getFirst("Authorization");
+    if (auth == null || !auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return null;
+    }
+    String key = auth.substring(7).trim();
+    return key.isEmpty() ? null : key;
+  }
+
+  /** Reads the body, or returns null when it exceeds {@link #MAX_BODY_BYTES}. */
+  private static byte[] readBody(HttpExchange ex) throws IOException {
+    try (InputStream in = ex.getRequestBody()) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      byte[] buf = new byte[16 * 1024];
+      int n;
+      while ((n = in.read(buf)) > 0) {
+        if (out.size() + n > MAX_BODY_BYTES) {
+          return null;
+        }
+        out.write(buf, 0, n);
+      }
+      return out.toByteArray();
+    }
+  }
+
+  private static void writeQuietly(OutputStream os, byte[] bytes) {
+    try {
+      os.write(bytes);
+    } catch (IOException e) {
+      // The client is gone.
+    }
+  }
+
+  private static void closeQuietly(OutputStream os) {
+    try {
+      os.close();
+    } catch (IOException e) {
+      // The client is gone.
+    }
+  }
+
+  /**
+   * Shuts down gracefully: new requests are refused with 503, open exchanges get up to the
+   * configured drain time to finish, then the facade closes (the journal drains into
+   * PostgreSQL). Idempotent.
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    long deadline = System.nanoTime()
+        + TimeUnit.SECONDS.toNanos(facade.config().drainSeconds());
+    while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    server.stop(0);
+    workers.shutdown();
+    facade.close();
+  }
+}
