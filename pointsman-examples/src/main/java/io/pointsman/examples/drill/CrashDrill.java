@@ -1,0 +1,575 @@
+package io.pointsman.examples.drill;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pointsman.auth.VirtualKeys;
+import io.pointsman.examples.server.FacadeConfig;
+import io.pointsman.ledger.testing.TestDatabase;
+import io.pointsman.ledger.testing.TestDatabases;
+import io.pointsman.model.Json;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The whole-process crash drill. The facade runs as a child JVM on the file journal and
+ * PostgreSQL against a loopback upstream; each cycle drives load (every response answered),
+ * then holds the upstream until at least 20 requests (plain, streamed before their first byte,
+ * streamed after two frames, and one on a small budget) are dispatched and unanswered, kills the
+ * child with SIGKILL, restarts it on the same journal and database, and checks the books. Each
+ * check is printed PASS or FAIL; the count comes last.
+ *
+ * <p>Checks after each restart: ledger rows = acknowledged responses + interrupted requests;
+ * each acknowledged response is one settled row charged what its response said; each
+ * interrupted request is one {@code UNKNOWN} row with its reservation held; budgets in
+ * PostgreSQL equal settled + held; the restarted counters equal PostgreSQL; nothing is charged
+ * twice; an accepted attestation resolves a hold (ledger and counters); stale and under-floor
+ * attestations are refused without writing; and while an attestation races a new request on a
+ * budget the hold exhausts, the request is refused, not forwarded and not charged. At the end, a
+ * graceful stop and one more restart must change nothing.
+ *
+ * <p>Run: {@code mvn -q -B -pl pointsman-examples -am compile exec:java
+ * -Dexec.mainClass=io.pointsman.examples.drill.CrashDrill -Dexec.args="--kills 10"}
+ */
+public final class CrashDrill {
+  private static final String ADMIN = "drill-admin-token";
+  private static final String MODEL = "gpt-4o-mini";
+  /** The small budget of each cycle's race team: one 10,000-token reservation fits, two do not. */
+  private static final long RACE_LIMIT = 10_000;
+  private static final int RACE_MAX_TOKENS = 10_000;
+  private static final Pattern COST = Pattern.compile("cost_micros=(\\d+)");
+  private static final Duration WAIT = Duration.ofSeconds(90);
+
+  private final Options options;
+  private final PrintStream out;
+  private final Path dir;
+  private final TestDatabase db;
+  private final UpstreamFixture upstream;
+  private final HttpClient http;
+  private final Path config;
+  private final String mainKey = VirtualKeys.generate();
+  private final List<String> raceKeys = new ArrayList<>();
+  /** Request id to the cost its response reported (0 for a refusal). */
+  private final Map<String, Long> acknowledged = new LinkedHashMap<>();
+  /** Request ids dispatched and never answered, every cycle. */
+  private final List<String> interrupted = new ArrayList<>();
+  private int passed;
+  private final List<String> failures = new ArrayList<>();
+
+  /**
+   * The drill's parameters.
+   *
+   * @param kills how many SIGKILL cycles
+   * @param answered requests answered per cycle before the kill
+   * @param held requests held unanswered at each kill (at least 20), besides the race request
+   */
+  public record Options(int kills, int answered, int held) {
+    /**
+     * Validates the parameters.
+     *
+     * @throws IllegalArgumentException if out of range
+     */
+    public Options {
+      if (kills < 1 || answered < 1 || held < 20) {
+        throw new IllegalArgumentException("need kills >= 1, answered >= 1, held >= 20");
+      }
+    }
+  }
+
+  /**
+   * What the drill found.
+   *
+   * @param passed checks that passed
+   * @param failures the checks that failed, with what was seen
+   */
+  public record Report(int passed, List<String> failures) {
+    /**
+     * Returns whether every check passed.
+     *
+     * @return true when nothing failed and something was checked
+     */
+    public boolean ok() {
+      return failures.isEmpty() && passed > 0;
+    }
+  }
+
+  private CrashDrill(Options options, PrintStream out) throws IOException {
+    this.options = options;
+    this.out = out;
+    this.dir = Files.createTempDirectory("pointsman-drill");
+    this.db = TestDatabases.create();
+    this.upstream = new UpstreamFixture();
+    this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(10)).build();
+    List<FacadeConfig.KeyEntry> keys = new ArrayList<>();
+    List<FacadeConfig.BudgetEntry> budgets = new ArrayList<>();
+    keys.add(new FacadeConfig.KeyEntry(mainKey, "key-drill", "drill", "acme"));
+    budgets.add(new FacadeConfig.BudgetEntry("team:drill", 1_000_000_000_000L));
+    for (int c = 1; c <= options.kills(); c++) {
+      String k = VirtualKeys.generate();
+      raceKeys.add(k);
+      keys.add(new FacadeConfig.KeyEntry(k, "key-race-" + c, "race-" + c, "acme"));
+      budgets.add(new FacadeConfig.BudgetEntry("team:race-" + c, RACE_LIMIT));
+    }
+    this.config = dir.resolve("facade.json");
+    new FacadeConfig(0, dir.resolve("journal").toString(), db.jdbcUrl(), null, null,
+        upstream.uri().toString(), null, ADMIN, 10, 5, null,
+        List.of(new FacadeConfig.ModelEntry(MODEL, List.of(), 150_000, 600_000, 75_000, 128_000,
+            16_384)), keys, budgets).write(config);
+  }
+
+  /**
+   * Runs the drill from the command line: {@code --kills N} (default 1), {@code --answered N}
+   * (default 30), {@code --held N} (default 24). Exits 1 when a check failed.
+   *
+   * @param args the options
+   * @throws Exception if the drill cannot run
+   */
+  public static void main(String[] args) throws Exception {
+    int kills = 1;
+    int answered = 30;
+    int held = 24;
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      switch (args[i]) {
+        case "--kills" -> kills = Integer.parseInt(args[i + 1]);
+        case "--answered" -> answered = Integer.parseInt(args[i + 1]);
+        case "--held" -> held = Integer.parseInt(args[i + 1]);
+        default -> throw new IllegalArgumentException("unknown option " + args[i]);
+      }
+    }
+    Report r = run(new Options(kills, answered, held), System.out);
+    System.exit(r.ok() ? 0 : 1);
+  }
+
+  /**
+   * Runs the drill.
+   *
+   * @param options the parameters
+   * @param out where to print the checks
+   * @return what it found
+   * @throws Exception if the drill cannot run (a failed check is not an exception)
+   */
+  public static Report run(Options options, PrintStream out) throws Exception {
+    CrashDrill d = new CrashDrill(options, out);
+    try {
+      d.drill();
+    } finally {
+      d.upstream.close();
+      d.db.close();
+      deleteRecursively(d.dir);
+    }
+    out.printf(Locale.ROOT, "checks: %d passed, %d failed%n", d.passed, d.failures.size());
+    return new Report(d.passed, List.copyOf(d.failures));
+  }
+
+  private void drill() throws Exception {
+    Path portFile = dir.resolve("port");
+    Path log = dir.resolve("facade.log");
+    out.printf(Locale.ROOT, "crash drill: %d kill(s), %d answered and %d+1 held per cycle;"
+        + " PostgreSQL %s%n", options.kills(), options.answered(), options.held(), db.server());
+    ChildFacade child = ChildFacade.start(config, portFile, log);
+    try {
+      check("first start: the ledger is empty", count("SELECT count(*) FROM"
+          + " pointsman.ledger_entries") == 0, "rows present");
+      for (int c = 1; c <= options.kills(); c++) {
+        out.printf(Locale.ROOT, "cycle %d (facade pid %d)%n", c, child.pid());
+        answeredLoad(child, c);
+        List<String> heldNow = heldLoadAndKill(child, c);
+        child = ChildFacade.start(config, portFile, log);
+        out.printf(Locale.ROOT, "  restarted (pid %d)%n", child.pid());
+        afterRestart(child, c, heldNow);
+      }
+      // A graceful stop drains; one more start replays the journal again: nothing changes.
+      Answer plain = send(child, mainKey, "final-ack", "final question", false, 50).join();
+      Answer streamed = send(child, mainKey, "final-ack-2", "final question 2", true, 50).join();
+      check("the restarted facade serves plain and streamed calls", plain.status == 200
+          && streamed.status == 200 && streamed.complete(), plain.status + " " + streamed.status);
+      acknowledged.put("final-ack", cost(plain));
+      acknowledged.put("final-ack-2", cost(streamed));
+      int code = child.stop();
+      String before = fingerprint();
+      child = ChildFacade.start(config, portFile, log);
+      check("graceful stop exits through the shutdown hook (143)", code == 143,
+          "exit code " + code);
+      check("a restart after a graceful stop replays nothing and charges nothing again",
+          before.equals(fingerprint()), "the ledger changed on restart");
+      check("a graceful stop settles every acknowledged response", count("SELECT count(*) FROM"
+          + " pointsman.ledger_entries WHERE request_id LIKE 'final-ack%' AND status = 'SETTLED'")
+          == 2 && rows().size() == acknowledged.size() + interrupted.size(),
+          "final rows missing or unsettled");
+    } finally {
+      if (child.alive()) {
+        child.stop();
+      }
+      if (!failures.isEmpty()) {
+        out.println("facade log: " + log);
+        try (Stream<String> lines = Files.lines(log)) {
+          List<String> all = lines.toList();
+          all.subList(Math.max(0, all.size() - 40), all.size()).forEach(l -> out.println("  | "
+              + l));
+        }
+      }
+    }
+  }
+
+  private void answeredLoad(ChildFacade child, int c) {
+    upstream.release();
+    List<CompletableFuture<Answer>> fs = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < options.answered(); i++) {
+      String id = "c" + c + "-ack-" + i;
+      ids.add(id);
+      fs.add(send(child, mainKey, id, "cycle " + c + " answered " + i, i % 2 == 1, 64));
+    }
+    int ok = 0;
+    for (int i = 0; i < fs.size(); i++) {
+      Answer a = fs.get(i).join();
+      if (a.status == 200 && a.complete()) {
+        ok++;
+        acknowledged.put(ids.get(i), cost(a));
+      }
+    }
+    check("cycle " + c + ": " + options.answered() + " requests answered before the kill",
+        ok == options.answered(), ok + " of " + options.answered());
+  }
+
+  private List<String> heldLoadAndKill(ChildFacade child, int c) throws Exception {
+    upstream.hold();
+    int before = upstream.received();
+    List<String> ids = new ArrayList<>();
+    List<CompletableFuture<Answer>> fs = new ArrayList<>();
+    for (int i = 0; i < options.held(); i++) {
+      String id = "c" + c + "-held-" + i;
+      ids.add(id);
+      fs.add(send(child, mainKey, id, "cycle " + c + " held " + i, i % 2 == 1, 64));
+    }
+    String raceId = "c" + c + "-race";
+    ids.add(raceId);
+    fs.add(send(child, raceKeys.get(c - 1), raceId, "race " + c + " first", false,
+        RACE_MAX_TOKENS));
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (upstream.received() - before < ids.size() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    int dispatched = upstream.received() - before;
+    long answered = fs.stream().filter(CompletableFuture::isDone).count();
+    check("cycle " + c + ": >= 20 requests dispatched and unanswered at the kill",
+        dispatched == ids.size() && dispatched >= 20 && answered == 0,
+        dispatched + " dispatched, " + answered + " answered");
+    int code = child.kill();
+    check("cycle " + c + ": the facade died of SIGKILL (137)", code == 137, "exit code " + code);
+    upstream.release();
+    int acked = 0;
+    for (CompletableFuture<Answer> f : fs) {
+      try {
+        Answer a = f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        if (a.status == 200 && a.complete()) {
+          acked++;
+        }
+      } catch (java.util.concurrent.ExecutionException e) {
+        // The connection broke off: not acknowledged, as expected.
+      }
+    }
+    check("cycle " + c + ": no held request was acknowledged", acked == 0, acked
+        + " completed");
+    interrupted.addAll(ids);
+    return ids;
+  }
+
+  private void afterRestart(ChildFacade child, int c, List<String> heldNow) throws Exception {
+    Map<String, Row> rows = rows();
+    check("cycle " + c + ": ledger rows = acknowledged responses + interrupted requests",
+        rows.size() == acknowledged.size() + interrupted.size(), rows.size() + " rows, "
+            + acknowledged.size() + " acknowledged, " + interrupted.size() + " interrupted");
+    List<String> bad = new ArrayList<>();
+    for (Map.Entry<String, Long> e : acknowledged.entrySet()) {
+      Row r = rows.get(e.getKey());
+      if (r == null || !"SETTLED".equals(r.status) || r.cost != e.getValue()) {
+        bad.add(e.getKey() + "=" + r);
+      }
+    }
+    check("cycle " + c + ": each acknowledged response is one settled row charged what its"
+        + " response said", bad.isEmpty(), bad.toString());
+    bad.clear();
+    for (String id : heldNow) {
+      Row r = rows.get(id);
+      if (r == null || !"UNKNOWN".equals(r.outcome) || !"UNKNOWN".equals(r.status)
+          || !"UNKNOWN".equals(r.reservationState) || r.held <= 0) {
+        bad.add(id + "=" + r);
+      }
+    }
+    check("cycle " + c + ": each interrupted request is UNKNOWN with its reservation held",
+        bad.isEmpty() && heldNow.size() >= 20, bad.toString());
+    bad.clear();
+    for (String id : interrupted) {
+      Row r = rows.get(id);
+      if (r == null || !"UNKNOWN".equals(r.outcome)) {
+        bad.add(id + "=" + r);
+      }
+    }
+    check("cycle " + c + ": every interrupted request of every cycle is still one UNKNOWN row",
+        bad.isEmpty(), bad.toString());
+
+    budgetChecks(child, c, "drill");
+    check("cycle " + c + ": nothing charged twice (one row per request, charges = costs)",
+        count("SELECT count(*) - count(DISTINCT request_id) FROM pointsman.ledger_entries") == 0
+            && count("SELECT count(*) FROM pointsman.ledger_entries e WHERE"
+                + " coalesce((SELECT sum(amount_micros) FROM pointsman.charges c WHERE"
+                + " c.event_id = e.event_id AND c.scope_kind = 'KEY'), 0) <> e.cost_micros")
+            == 0, "duplicate request rows or charges that differ from costs");
+
+    attestationChecks(child, c, heldNow);
+    raceCheck(child, c);
+    budgetChecks(child, c, "drill");
+  }
+
+  private void budgetChecks(ChildFacade child, int c, String team) throws Exception {
+    long spent = count("SELECT coalesce(sum(cost_micros), 0) FROM pointsman.ledger_entries"
+        + " WHERE team_id = '" + team + "' AND status IN ('SETTLED', 'ATTESTED', 'EXPIRED')");
+    long held = count("SELECT coalesce(sum(r.held_micros), 0) FROM pointsman.reservations r"
+        + " JOIN pointsman.ledger_entries e ON e.event_id = r.event_id WHERE e.team_id = '"
+        + team + "' AND r.state = 'UNKNOWN'");
+    long chargedTeam = count("SELECT coalesce(sum(amount_micros), 0) FROM pointsman.charges"
+        + " WHERE scope_kind = 'TEAM' AND scope_id = '" + team + "'");
+    JsonNode live = admin(child, "GET", "/admin/budgets", null).path("budget:team:" + team);
+    check("cycle " + c + ": team " + team + " charges in PostgreSQL = settled + resolved costs",
+        chargedTeam == spent, "charges " + chargedTeam + ", rows " + spent);
+    check("cycle " + c + ": team " + team + " counters after restart = settled + held",
+        live.path("spentMicros").asLong(-1) == spent && live.path("heldMicros").asLong(-1) == held
+            && held > 0,
+        "live " + live + ", PostgreSQL spent " + spent + " held " + held);
+  }
+
+  private void attestationChecks(ChildFacade child, int c, List<String> heldNow)
+      throws Exception {
+    String accepted = eventOf(heldNow.get(0));
+    JsonNode hold = admin(child, "GET", "/admin/holds/" + accepted, null);
+    long epoch = hold.path("epoch").asLong();
+    long heldMicros = hold.path("heldMicros").asLong();
+    long floor = hold.path("floorMicros").asLong();
+    long cost = Math.max(floor, heldMicros / 2);
+    JsonNode before = admin(child, "GET", "/admin/budgets", null).path("budget:team:drill");
+    String body = "{\"costMicros\":" + cost + ",\"epoch\":" + epoch + ",\"promptTokens\":10,"
+        + "\"completionTokens\":5,\"evidence\":\"provider usage export, cycle " + c + "\"}";
+    JsonNode decision = admin(child, "POST", "/admin/holds/" + accepted + "/attest", body);
+    JsonNode after = admin(child, "GET", "/admin/budgets", null).path("budget:team:drill");
+    Row row = rows().get(heldNow.get(0));
+    check("cycle " + c + ": an accepted attestation resolves a hold in the ledger and the"
+        + " counters", "ACCEPTED".equals(decision.path("verdict").asText())
+            && row != null && "ATTESTED".equals(row.status) && row.cost == cost
+            && "ATTESTED".equals(row.reservationState)
+            && after.path("heldMicros").asLong() == before.path("heldMicros").asLong() - heldMicros
+            && after.path("spentMicros").asLong() == before.path("spentMicros").asLong() + cost,
+        decision + " row " + row + " before " + before + " after " + after);
+
+    String print = fingerprint();
+    JsonNode again = admin(child, "POST", "/admin/holds/" + accepted + "/attest", body);
+    String other = eventOf(heldNow.get(1));
+    long otherEpoch = admin(child, "GET", "/admin/holds/" + other, null).path("epoch").asLong();
+    JsonNode stale = admin(child, "POST", "/admin/holds/" + other + "/attest", "{\"costMicros\":"
+        + cost + ",\"epoch\":" + (otherEpoch + 7) + ",\"evidence\":\"an old export\"}");
+    check("cycle " + c + ": stale attestations are refused without writing",
+        "ALREADY_RESOLVED".equals(again.path("verdict").asText())
+            && "STALE_EPOCH".equals(stale.path("verdict").asText())
+            && print.equals(fingerprint()), again + " " + stale);
+
+    String third = eventOf(heldNow.get(2));
+    JsonNode h3 = admin(child, "GET", "/admin/holds/" + third, null);
+    long floor3 = h3.path("floorMicros").asLong();
+    JsonNode under = admin(child, "POST", "/admin/holds/" + third + "/attest", "{\"costMicros\":"
+        + (floor3 - 1) + ",\"epoch\":" + h3.path("epoch").asLong()
+        + ",\"evidence\":\"too cheap\"}");
+    check("cycle " + c + ": an under-floor attestation is refused without writing",
+        floor3 > 0 && "UNDER_FLOOR".equals(under.path("verdict").asText())
+            && print.equals(fingerprint()), "floor " + floor3 + " " + under);
+  }
+
+  private void raceCheck(ChildFacade child, int c) throws Exception {
+    String raceEvent = eventOf("c" + c + "-race");
+    JsonNode hold = admin(child, "GET", "/admin/holds/" + raceEvent, null);
+    long w = hold.path("heldMicros").asLong();
+    String newId = "c" + c + "-race-again";
+    String marker = "race " + c + " again";
+    long forwardedBefore = upstream.requestsContaining(marker);
+    CountDownLatch go = new CountDownLatch(1);
+    CompletableFuture<JsonNode> attest = CompletableFuture.supplyAsync(() -> {
+      await(go);
+      return admin(child, "POST", "/admin/holds/" + raceEvent + "/attest", "{\"costMicros\":" + w
+          + ",\"epoch\":" + hold.path("epoch").asLong() + ",\"evidence\":\"race export\"}");
+    });
+    CompletableFuture<Answer> request = CompletableFuture.supplyAsync(() -> {
+      await(go);
+      return send(child, raceKeys.get(c - 1), newId, marker, false, RACE_MAX_TOKENS).join();
+    });
+    go.countDown();
+    JsonNode decision = attest.join();
+    Answer a = request.join();
+    acknowledged.put(newId, 0L);
+    Row row = rows().get(newId);
+    String team = "race-" + c;
+    long teamCharged = count("SELECT coalesce(sum(amount_micros), 0) FROM pointsman.charges"
+        + " WHERE scope_kind = 'TEAM' AND scope_id = '" + team + "'");
+    JsonNode live = admin(child, "GET", "/admin/budgets", null).path("budget:team:" + team);
+    check("cycle " + c + ": while an attestation races a new request, nothing is served,"
+        + " forwarded or charged", w > RACE_LIMIT / 2 && w <= RACE_LIMIT
+            && "ACCEPTED".equals(decision.path("verdict").asText()) && a.status == 402
+            && upstream.requestsContaining(marker) == forwardedBefore
+            && row != null && "REJECTED".equals(row.outcome) && row.cost == 0
+            && teamCharged == w && live.path("spentMicros").asLong() == w
+            && live.path("heldMicros").asLong() == 0,
+        "hold " + w + ", " + decision + ", status " + a.status + ", row " + row + ", charged "
+            + teamCharged + ", live " + live);
+  }
+
+  private static void await(CountDownLatch l) {
+    try {
+      l.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  // ------------------------------------------------------------------ HTTP
+
+  /** A response as the drill's client saw it. */
+  private record Answer(int status, String body, String costHeader) {
+    boolean complete() {
+      return !body.startsWith("data:") || body.contains("data: [DONE]");
+    }
+  }
+
+  private CompletableFuture<Answer> send(ChildFacade child, String key, String requestId,
+      String text, boolean stream, int maxTokens) {
+    String body = "{\"model\":\"" + MODEL + "\",\"max_tokens\":" + maxTokens + ",\"stream\":"
+        + stream + ",\"messages\":[{\"role\":\"user\",\"content\":\"" + text + "\"}]}";
+    HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + child.port()
+            + "/v1/chat/completions"))
+        .header("Authorization", "Bearer " + key).header("X-Request-Id", requestId)
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    return http.sendAsync(req, HttpResponse.BodyHandlers.ofString()).thenApply(r -> new Answer(
+        r.statusCode(), r.body(), r.headers().firstValue("x-pointsman-cost-micros")
+            .orElse(null)));
+  }
+
+  private static long cost(Answer a) {
+    if (a.costHeader != null) {
+      return Long.parseLong(a.costHeader);
+    }
+    Matcher m = COST.matcher(a.body);
+    if (!m.find()) {
+      throw new IllegalStateException("a response without its cost: " + a.body);
+    }
+    return Long.parseLong(m.group(1));
+  }
+
+  private JsonNode admin(ChildFacade child, String method, String path, String body) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+        + child.port() + path)).header("Authorization", "Bearer " + ADMIN);
+    b = body == null ? b.GET() : b.method(method, HttpRequest.BodyPublishers.ofString(body));
+    try {
+      HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+      return Json.mapper().readTree(r.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException("admin call " + path + " failed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  // ------------------------------------------------------------------ ledger
+
+  /** One ledger row with its reservation. */
+  private record Row(String eventId, String status, String outcome, long cost, long held,
+      String reservationState) {}
+
+  private Map<String, Row> rows() throws SQLException {
+    Map<String, Row> out = new HashMap<>();
+    try (Connection conn = db.connect(); PreparedStatement ps = conn.prepareStatement(
+        "SELECT e.request_id, e.event_id, e.status, e.outcome, e.cost_micros, e.held_micros,"
+            + " r.state FROM pointsman.ledger_entries e LEFT JOIN pointsman.reservations r"
+            + " ON r.event_id = e.event_id");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.put(rs.getString(1), new Row(rs.getString(2), rs.getString(3), rs.getString(4),
+            rs.getLong(5), rs.getLong(6), rs.getString(7)));
+      }
+    }
+    return out;
+  }
+
+  private String eventOf(String requestId) throws SQLException {
+    Row r = rows().get(requestId);
+    if (r == null) {
+      throw new IllegalStateException("no ledger row for " + requestId);
+    }
+    return r.eventId;
+  }
+
+  private long count(String sql) throws SQLException {
+    try (Connection conn = db.connect(); PreparedStatement ps = conn.prepareStatement(sql);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** Every row of the ledger's tables, in order, as one string. */
+  private String fingerprint() throws SQLException {
+    StringBuilder sb = new StringBuilder();
+    for (String sql : List.of(
+        "SELECT e::text FROM pointsman.ledger_entries e ORDER BY event_id",
+        "SELECT r::text FROM pointsman.reservations r ORDER BY reservation_id",
+        "SELECT c::text FROM pointsman.charges c ORDER BY event_id, scope_kind, scope_id")) {
+      try (Connection conn = db.connect(); PreparedStatement ps = conn.prepareStatement(sql);
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          sb.append(rs.getString(1)).append('\n');
+        }
+      }
+    }
+    return sb.toString();
+  }
+
+  private void check(String name, boolean ok, String detail) {
+    if (ok) {
+      passed++;
+      out.println("  PASS " + name);
+    } else {
+      failures.add(name + ": " + detail);
+      out.println("  FAIL " + name + ": " + detail);
+    }
+  }
+
+  private static void deleteRecursively(Path d) {
+    try (Stream<Path> paths = Files.walk(d)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // A temporary directory left behind is harmless.
+    }
+  }
+}
