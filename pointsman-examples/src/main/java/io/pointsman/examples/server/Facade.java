@@ -42,9 +42,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link Gateway} in the durable profile, assembled from a {@link FacadeConfig}: the file
@@ -63,6 +68,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 public final class Facade implements AutoCloseable {
   private static final Duration RECOVERY_DRAIN = Duration.ofSeconds(60);
+  private static final long HOUSEKEEPING_SECONDS = 60;
+  private static final Logger LOG = LoggerFactory.getLogger(Facade.class);
 
   private final FacadeConfig config;
   private final EmbeddedPostgres embedded;
@@ -80,6 +87,7 @@ public final class Facade implements AutoCloseable {
   private final Gateway gateway;
   private final InMemoryKeyStore keys;
   private final Map<String, Reservation> recoveredHolds = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService housekeeping;
   private final int recoveredInterrupted;
   private final int recoveredResettled;
 
@@ -192,6 +200,13 @@ public final class Facade implements AutoCloseable {
         }
       }
       gateway = gb.build();
+      housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "pointsman-holds");
+        t.setDaemon(true);
+        return t;
+      });
+      housekeeping.scheduleWithFixedDelay(this::reconcileQuietly, HOUSEKEEPING_SECONDS,
+          HOUSEKEEPING_SECONDS, TimeUnit.SECONDS);
     } catch (IOException e) {
       closeQuietly(journal, shared, pg);
       throw new UncheckedIOException("cannot prepare the journal directory", e);
@@ -251,10 +266,21 @@ public final class Facade implements AutoCloseable {
     return d;
   }
 
+  private void reconcileQuietly() {
+    try {
+      int left = reconcileHolds();
+      if (left > 0) {
+        LOG.warn("{} interrupted calls still hold budget awaiting attestation or expiry", left);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("hold housekeeping failed; retried in {} s", HOUSEKEEPING_SECONDS, e);
+    }
+  }
+
   /**
    * Expires holds whose window ended, then settles every recovered reservation whose hold the
    * ledger resolved (attested or expired, by this process or another) at the charge the ledger
-   * assigned. A host runs it periodically.
+   * assigned. Runs every minute and after each attestation.
    *
    * @return how many recovered reservations are still unresolved
    */
@@ -372,6 +398,7 @@ public final class Facade implements AutoCloseable {
 
   @Override
   public void close() {
+    housekeeping.shutdownNow();
     try {
       gateway.close();
     } finally {
