@@ -178,6 +178,32 @@ class FacadeServerTest {
   }
 
   @Test
+  void hostileInputIsATypedErrorAndNeverReachesTheLedger() throws Exception {
+    List<String> bodies = List.of("", "null", "[]", "{\"model\":1}",
+        "{\"model\":\"gpt-4o-mini\",\"messages\":\"hi\"}",
+        "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"pirate\",\"content\":\"x\"}]}",
+        "{\"model\":\"gpt-4o-mini\",\"max_tokens\":-5,\"messages\":[{\"role\":\"user\","
+            + "\"content\":\"x\"}]}",
+        "{\"model\":\"gpt-4o-mini\",\"max_tokens\":99999999999,\"messages\":[]}",
+        "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"\\ud800\"}]}");
+    for (String body : bodies) {
+      HttpResponse<String> r = post("/v1/chat/completions", key, body);
+      assertThat(r.statusCode()).as(body).isBetween(400, 404);
+      JsonNode error = Json.mapper().readTree(r.body()).path("error");
+      assertThat(error.path("message").asText()).as(body).isNotBlank();
+    }
+    // A request id that is not well-formed is replaced, never echoed into a header.
+    HttpResponse<String> r = post("/v1/chat/completions", key, chat("ids", false),
+        "X-Request-Id", "has spaces and ; semicolons");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("x-request-id").orElseThrow()).startsWith("req-");
+    server.close();
+    assertThat(server.facade().settlement().unresolvedHolds().unresolved()).isZero();
+    assertThat(server.facade().limiter().budget(io.pointsman.limits.Scope.team("trial"))
+        .heldMicros()).isZero();
+  }
+
+  @Test
   void modelsNeedAValidKeyAndListTheCatalog() throws Exception {
     assertThat(get("/v1/models", null).statusCode()).isEqualTo(401);
     assertThat(get("/v1/models", "pm-garbage").statusCode()).isEqualTo(401);
