@@ -79,16 +79,9 @@ final class JournalRecovery {
         preparations.add(file);
       }
     }
-    if (!preparations.isEmpty()) {
-      // A preparation file never holds a record: it is renamed into place only after it is
-      // complete and forced, so a leftover one is an interrupted preallocation.
-      for (Path preparation : preparations) {
-        io.delete(preparation);
-      }
-      io.syncDirectory(directory);
-    }
     Result result = new Result();
     if (segmentFiles.isEmpty()) {
+      deletePreparations(preparations);
       return result;
     }
     long previousId = -1;
@@ -217,7 +210,24 @@ final class JournalRecovery {
     }
     result.nextSequence = expectedSequence;
     applyMarks(result, data, marks);
+    // Only once the scan found nothing corrupt: a corruption error leaves every file as it was.
+    deletePreparations(preparations);
     return result;
+  }
+
+  /**
+   * Deletes leftover preparation files. A preparation file never holds a record: it is renamed
+   * into place only after it is complete and forced, so a leftover one is an interrupted
+   * preallocation.
+   */
+  private void deletePreparations(List<Path> preparations) throws IOException {
+    if (preparations.isEmpty()) {
+      return;
+    }
+    for (Path preparation : preparations) {
+      io.delete(preparation);
+    }
+    io.syncDirectory(directory);
   }
 
   /**

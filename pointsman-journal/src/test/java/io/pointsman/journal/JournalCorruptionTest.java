@@ -109,6 +109,38 @@ class JournalCorruptionTest {
   }
 
   @Test
+  void aLeftoverPreallocationIsKeptWhenRecoveryFindsCorruption() throws Exception {
+    try (SegmentedJournal journal = SegmentedJournal.open(config())) {
+      for (int i = 0; i < 5; i++) {
+        journal.append((byte) 3, payload(i)).join();
+      }
+    }
+    // A leftover of an interrupted preallocation (an id the journal itself will not prepare
+    // during this test, so only recovery can remove it).
+    Path preparation = segment(1).resolveSibling(RecordFormat.preparationFileName(7));
+    Files.write(preparation, new byte[4096]);
+    flipBit(segment(1), RecordFormat.SEGMENT_HEADER_BYTES + RecordFormat.recordBytes(100) + 50);
+    Map<String, byte[]> before = snapshot();
+    assertThatThrownBy(() -> SegmentedJournal.open(config()))
+        .isInstanceOf(JournalCorruptedException.class);
+    assertThat(Files.exists(preparation)).as("the preallocation is left as it was").isTrue();
+    assertThat(sameFiles(snapshot(), before)).isTrue();
+  }
+
+  @Test
+  void aLeftoverPreallocationIsDeletedWhenRecoveryFindsNothingWrong() throws Exception {
+    try (SegmentedJournal journal = SegmentedJournal.open(config())) {
+      journal.append((byte) 3, payload(0)).join();
+    }
+    Path preparation = segment(1).resolveSibling(RecordFormat.preparationFileName(7));
+    Files.write(preparation, new byte[4096]);
+    try (SegmentedJournal journal = SegmentedJournal.open(config())) {
+      assertThat(journal.recovered()).hasSize(1);
+    }
+    assertThat(Files.exists(preparation)).isFalse();
+  }
+
+  @Test
   void tornTailIsZeroedAndAppendingContinuesAfterIt() throws Exception {
     List<Long> sequences = fillSegments(3);
     byte[] tail = Files.readAllBytes(segment(1));

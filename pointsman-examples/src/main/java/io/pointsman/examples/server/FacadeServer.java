@@ -460,8 +460,13 @@ public final class FacadeServer implements AutoCloseable {
       }
       h.handle();
     } catch (PointsmanException e) {
-      errorQuietly(ex, route, e.status(), e.rule() == null ? e.stage() : e.rule(),
-          e.getMessage());
+      if (e.stage() != null) {
+        ex.getResponseHeaders().set("x-pointsman-stage", e.stage());
+      }
+      // OpenAI's code for any refused key; otherwise the rule that decided, else the stage.
+      String code = e.status() == Status.UNAUTHORIZED ? "invalid_api_key"
+          : e.rule() == null ? e.stage() : e.rule();
+      errorQuietly(ex, route, e.status(), code, e.getMessage());
     } catch (UncheckedIOException e) {
       count(route, 499);
     } catch (RuntimeException e) {

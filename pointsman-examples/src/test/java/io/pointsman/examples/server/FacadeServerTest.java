@@ -162,6 +162,9 @@ class FacadeServerTest {
     assertThat(badKey.statusCode()).isEqualTo(401);
     assertThat(Json.mapper().readTree(badKey.body()).path("error").path("message").asText())
         .contains("virtual key");
+    assertThat(Json.mapper().readTree(badKey.body()).path("error").path("code").asText())
+        .isEqualTo("invalid_api_key");
+    assertThat(badKey.headers().firstValue("x-pointsman-stage")).hasValue("identity.auth");
     HttpResponse<String> badJson = post("/v1/chat/completions", key, "{\"model\":");
     assertThat(badJson.statusCode()).isEqualTo(400);
     assertThat(Json.mapper().readTree(badJson.body()).path("error").path("type").asText())
