@@ -185,7 +185,8 @@ public final class CounterLimiter implements Limiter {
       throw denial(matched.get(grant.denied()), grant.remaining(grant.denied()), counters.get(
           grant.denied()).amount());
     }
-    return new Held(this, admission.eventId(), matched, counters, grant, anyBudget ? hold : 0);
+    return new Held(this, admission.eventId(), matched, counters, grant, anyBudget ? hold : 0,
+        false);
   }
 
   private static long tokens(Admission a) {
@@ -329,6 +330,28 @@ public final class CounterLimiter implements Limiter {
    */
   public List<Reservation> rebuild(SpendSource spend, Collection<DispatchIntent> held) {
     Objects.requireNonNull(spend, "spend");
+    return holds(spend, held);
+  }
+
+  /**
+   * Returns a handle to each hold that a shared store still keeps for calls interrupted in
+   * another process (or an earlier run of this one), without changing any counter: the shared
+   * counters kept the holds when that process died. Ending such a handle goes through
+   * {@link CounterStore#endOnce}, so when several instances adopt the same hold and all try to
+   * resolve it, exactly one settle or release applies. Only holds that match a budget in its
+   * current period come back.
+   *
+   * @param held the dispatch intents of calls that never settled (the ledger's unresolved
+   *     holds)
+   * @return one reservation per adopted hold
+   * @throws NullPointerException if held is null
+   */
+  public List<Reservation> adopt(Collection<DispatchIntent> held) {
+    return holds(null, held);
+  }
+
+  /** Rebuilds (spend given: counters overwritten) or adopts (spend null: counters kept). */
+  private List<Reservation> holds(SpendSource spend, Collection<DispatchIntent> held) {
     Objects.requireNonNull(held, "held");
     Instant now = clock.now();
     Map<DispatchIntent, List<Counter>> holds = new LinkedHashMap<>();
@@ -341,7 +364,6 @@ public final class CounterLimiter implements Limiter {
       Instant from = p.start(now);
       Instant to = p.end(now);
       Window w = r.window(now);
-      long spent = spend.spent(r.rule.scope(), from, to);
       long heldSum = 0;
       for (DispatchIntent i : held) {
         if (i.heldMicros() > 0 && r.rule.scope().matches(i.keyId(), i.teamId(), i.orgId(),
@@ -353,15 +375,17 @@ public final class CounterLimiter implements Limiter {
           holdRules.computeIfAbsent(i, k -> new ArrayList<>()).add(r);
         }
       }
-      store.restore(Counter.budget(w.key, r.rule.limit(), 0, w.endMillis), spent, heldSum,
-          now.toEpochMilli());
+      if (spend != null) {
+        store.restore(Counter.budget(w.key, r.rule.limit(), 0, w.endMillis),
+            spend.spent(r.rule.scope(), from, to), heldSum, now.toEpochMilli());
+      }
     }
     List<Reservation> out = new ArrayList<>(holds.size());
     for (Map.Entry<DispatchIntent, List<Counter>> e : holds.entrySet()) {
       List<Counter> cs = e.getValue();
       long[] zeros = new long[cs.size()];
       out.add(new Held(this, e.getKey().reservationId(), holdRules.get(e.getKey()), cs,
-          CounterGrant.of(-1, zeros, zeros.clone()), e.getKey().heldMicros()));
+          CounterGrant.of(-1, zeros, zeros.clone()), e.getKey().heldMicros(), spend == null));
     }
     return out;
   }
@@ -374,9 +398,12 @@ public final class CounterLimiter implements Limiter {
     private final CounterGrant grant;
     private final long hold;
     private final AtomicBoolean ended = new AtomicBoolean();
+    /** Adopted from a shared store: ended through {@link CounterStore#endOnce}. */
+    private final boolean adopted;
 
     Held(CounterLimiter limiter, String id, List<Rule> rules, List<Counter> counters,
-        CounterGrant grant, long hold) {
+        CounterGrant grant, long hold, boolean adopted) {
+      this.adopted = adopted;
       this.limiter = limiter;
       this.id = id;
       this.rules = rules;
@@ -402,7 +429,12 @@ public final class CounterLimiter implements Limiter {
       }
       end();
       try {
-        limiter.store.settle(id, counters, actualMicros, limiter.clock.now().toEpochMilli());
+        long now = limiter.clock.now().toEpochMilli();
+        if (adopted) {
+          limiter.store.endOnce(id, counters, actualMicros, now);
+        } else {
+          limiter.store.settle(id, counters, actualMicros, now);
+        }
       } catch (CounterStoreUnavailableException e) {
         limiter.unavailable.increment();
         throw new LimitsUnavailableException("reservation " + id + " could not be settled: "
@@ -414,7 +446,12 @@ public final class CounterLimiter implements Limiter {
     public void release() {
       end();
       try {
-        limiter.store.release(id, counters, limiter.clock.now().toEpochMilli());
+        long now = limiter.clock.now().toEpochMilli();
+        if (adopted) {
+          limiter.store.endOnce(id, counters, -1, now);
+        } else {
+          limiter.store.release(id, counters, now);
+        }
       } catch (CounterStoreUnavailableException e) {
         limiter.unavailable.increment();
         throw new LimitsUnavailableException("reservation " + id + " could not be released: "

@@ -53,6 +53,30 @@ public interface CounterStore {
   void release(String reservationId, List<Counter> counters, long nowMillis);
 
   /**
+   * Ends a reservation that several processes may hold a handle to (a crashed instance's hold,
+   * adopted by every instance that started since): settles it at {@code chargeMicros}, or
+   * releases it when {@code chargeMicros} is negative, unless it was already ended this way;
+   * then it does nothing. A store shared by several instances must make this atomic; the
+   * default, for a store of one process whose limiter already ends each id once, just ends it.
+   *
+   * @param reservationId the reservation's id
+   * @param counters the counters exactly as acquired
+   * @param chargeMicros the charge, or a negative number to release
+   * @param nowMillis the current time, epoch milliseconds
+   * @return true when this call ended it, false when it had been ended before
+   * @throws CounterStoreUnavailableException if the store cannot be reached
+   */
+  default boolean endOnce(String reservationId, List<Counter> counters, long chargeMicros,
+      long nowMillis) {
+    if (chargeMicros < 0) {
+      release(reservationId, counters, nowMillis);
+    } else {
+      settle(reservationId, counters, chargeMicros, nowMillis);
+    }
+    return true;
+  }
+
+  /**
    * Reads one counter.
    *
    * @param counter the counter (its key and type are used)

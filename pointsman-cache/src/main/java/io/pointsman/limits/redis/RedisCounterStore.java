@@ -145,6 +145,35 @@ public final class RedisCounterStore implements CounterStore {
       """;
 
   /**
+   * Ends a reservation once across every instance: KEYS as {@link #END} plus, last, the
+   * reservation's end marker; ARGV as {@link #END} plus, last, the marker's lifetime (ms).
+   * Returns 0, changing nothing, when the marker already exists.
+   */
+  static final String END_ONCE = """
+      if not redis.call('SET', KEYS[#KEYS], '1', 'NX', 'PX', ARGV[#ARGV]) then
+        return 0
+      end
+      local id = ARGV[1]
+      local charge = ARGV[2]
+      for i = 1, #KEYS - 1 do
+        local a = 2 + (i - 1) * 3
+        local t = ARGV[a + 1]
+        if t == 'b' then
+          if ARGV[a + 3] == '0' or redis.call('EXISTS', KEYS[i]) == 1 then
+            if ARGV[a + 2] ~= '0' then redis.call('HINCRBY', KEYS[i], 'h', '-' .. ARGV[a + 2]) end
+            if charge ~= '0' then redis.call('HINCRBY', KEYS[i], 's', charge) end
+          end
+        elseif t == 'c' then
+          redis.call('ZREM', KEYS[i], id)
+        end
+      end
+      return 1
+      """;
+
+  /** How long an end marker of {@link #endOnce} lives: longer than any hold is kept. */
+  static final long END_MARKER_MILLIS = 8 * 86_400_000L;
+
+  /**
    * Reads a counter. KEYS[1]; ARGV: type. Returns {spent, held, inflight}; inflight includes
    * expired leases not yet reclaimed by an acquire.
    */
@@ -175,6 +204,7 @@ public final class RedisCounterStore implements CounterStore {
   private final String prefix;
   private final Script acquire;
   private final Script end;
+  private final Script endOnce;
   private final Script read;
   private final Script restore;
   private final LongAdder roundTrips = new LongAdder();
@@ -232,6 +262,7 @@ public final class RedisCounterStore implements CounterStore {
     this.prefix = b.keyPrefix + "{" + b.hashTag + "}:";
     this.acquire = new Script(ACQUIRE);
     this.end = new Script(END);
+    this.endOnce = new Script(END_ONCE);
     this.read = new Script(READ);
     this.restore = new Script(RESTORE);
   }
@@ -300,6 +331,35 @@ public final class RedisCounterStore implements CounterStore {
       args.add(Long.toString(c.horizonMillis()));
     }
     end.run(keys, args);
+  }
+
+  /**
+   * Ends the reservation unless any instance already ended it through this method: one script
+   * sets the reservation's end marker ({@code <prefix>{<hashTag>}:ended:<id>}, kept
+   * {@value #END_MARKER_MILLIS} ms) only if absent and ends the counters only then, so every
+   * instance holding a handle to a crashed instance's hold may try and exactly one applies.
+   */
+  @Override
+  public boolean endOnce(String reservationId, List<Counter> counters, long chargeMicros,
+      long nowMillis) {
+    Objects.requireNonNull(reservationId, "reservationId");
+    if (chargeMicros > Counter.MAX_VALUE) {
+      throw new IllegalArgumentException("charge must be at most " + Counter.MAX_VALUE + ": "
+          + chargeMicros);
+    }
+    List<String> keys = new ArrayList<>(counters.size() + 1);
+    List<String> args = new ArrayList<>(3 + 3 * counters.size());
+    args.add(reservationId);
+    args.add(Long.toString(Math.max(0, chargeMicros)));
+    for (Counter c : counters) {
+      keys.add(prefix + c.key());
+      args.add(code(c.type()));
+      args.add(Long.toString(c.amount()));
+      args.add(Long.toString(c.horizonMillis()));
+    }
+    keys.add(prefix + "ended:" + reservationId);
+    args.add(Long.toString(END_MARKER_MILLIS));
+    return (Long) endOnce.run(keys, args) == 1L;
   }
 
   @Override

@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.pointsman.PointsmanException;
 import io.pointsman.Status;
 import io.pointsman.cache.redis.testing.TestRedis;
+import java.util.List;
+import io.pointsman.limits.BudgetState;
+import io.pointsman.spi.DispatchIntent;
 import io.pointsman.limits.CounterLimiter;
 import io.pointsman.limits.LimitsUnavailableException;
 import io.pointsman.limits.Period;
@@ -55,6 +58,44 @@ class RedisCounterStoreTest {
       assertThat(store.roundTrips() - before).isEqualTo(2L * calls);
       // The server agrees (at least: other clients of a shared server may add their own).
       assertThat(evalshaCalls(redis) - evalshaBefore).isGreaterThanOrEqualTo(2L * calls);
+    }
+  }
+
+  @Test
+  void aCrashedInstancesHoldAdoptedByTwoInstancesIsResolvedExactlyOnce() {
+    try (TestRedis redis = TestRedis.start()) {
+      FakeClock clock = new FakeClock(Instant.parse("2024-05-01T10:00:00Z"));
+      CounterLimiter crashed = rules(RedisCounterStore.builder(redis.client())
+          .keyPrefix(redis.keyPrefix()).build(), clock).build();
+      Reservation lost = crashed.reserve(CounterStoreContract.admission("lost", 700,
+          clock.now()));
+      crashed.reserve(CounterStoreContract.admission("done", 300, clock.now())).settle(250);
+      // The instance dies holding "lost"; its dispatch intent is all the ledger kept.
+      DispatchIntent intent = new DispatchIntent("evt-lost", "req-lost", 1, "k1", null, "t1",
+          "o1", Set.of("batch"), "m", "d1", "p", lost.id(), lost.heldMicros(), 700,
+          clock.now());
+      CounterLimiter a = rules(RedisCounterStore.builder(redis.client())
+          .keyPrefix(redis.keyPrefix()).build(), clock).build();
+      CounterLimiter b = rules(RedisCounterStore.builder(redis.client())
+          .keyPrefix(redis.keyPrefix()).build(), clock).build();
+      BudgetState before = a.budget(Scope.team("t1"));
+      assertThat(before).isEqualTo(new BudgetState(Scope.team("t1"), 1_000_000, 250, 700));
+
+      List<Reservation> adoptedByA = a.adopt(List.of(intent));
+      List<Reservation> adoptedByB = b.adopt(List.of(intent));
+      assertThat(a.budget(Scope.team("t1"))).as("adopting changes nothing").isEqualTo(before);
+      assertThat(adoptedByA).hasSize(1);
+      assertThat(adoptedByB).hasSize(1);
+      assertThat(adoptedByA.get(0).heldMicros()).isEqualTo(700);
+
+      // An attestation charged 420: both instances apply it; exactly one settle counts.
+      adoptedByA.get(0).settle(420);
+      adoptedByB.get(0).settle(420);
+      assertThat(b.budget(Scope.team("t1")))
+          .isEqualTo(new BudgetState(Scope.team("t1"), 1_000_000, 670, 0));
+      assertThat(a.budget(Scope.team("t1"))).isEqualTo(b.budget(Scope.team("t1")));
+      assertThat(redis.client().exists(redis.keyPrefix() + "{limits}:ended:" + lost.id()))
+          .isTrue();
     }
   }
 

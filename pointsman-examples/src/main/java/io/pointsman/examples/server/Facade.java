@@ -62,7 +62,8 @@ import org.slf4j.LoggerFactory;
  * as {@code UNKNOWN}; once that has drained, in-process budget counters are rebuilt from the
  * spend in PostgreSQL plus every unresolved hold, and each hold is kept as a reservation until
  * an {@linkplain #attest attestation} or an expiry resolves it. In shared mode the counters
- * live in Redis and are not rebuilt (the shared store kept them).
+ * live in Redis and are not rebuilt (the shared store kept them); every instance adopts a
+ * handle to each unresolved hold, and the store applies exactly one resolution of each.
  *
  * <p>Thread-safe. Closing drains the journal into PostgreSQL.
  */
@@ -143,15 +144,17 @@ public final class Facade implements AutoCloseable {
         lb.budget(scope(b.scope()), b.limitMicros());
       }
       limiter = lb.build();
-      if (shared == null) {
-        List<DispatchIntent> unresolved = settlement.unresolvedIntents();
-        Map<String, String> eventOfReservation = new java.util.HashMap<>();
-        for (DispatchIntent i : unresolved) {
-          eventOfReservation.put(i.reservationId(), i.eventId());
-        }
-        for (Reservation r : limiter.rebuild(budgetStore::spent, unresolved)) {
-          recoveredHolds.put(eventOfReservation.get(r.id()), r);
-        }
+      List<DispatchIntent> unresolved = settlement.unresolvedIntents();
+      Map<String, String> eventOfReservation = new java.util.HashMap<>();
+      for (DispatchIntent i : unresolved) {
+        eventOfReservation.put(i.reservationId(), i.eventId());
+      }
+      // In process, the counters died with the last process: rebuild them. Shared, they kept
+      // every hold: adopt handles to them (each resolved once, whichever instance sees it).
+      List<Reservation> holds = shared == null
+          ? limiter.rebuild(budgetStore::spent, unresolved) : limiter.adopt(unresolved);
+      for (Reservation r : holds) {
+        recoveredHolds.put(eventOfReservation.get(r.id()), r);
       }
 
       CaffeineExactCache.Builder cb = CaffeineExactCache.builder();

@@ -70,7 +70,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code /admin/...} (with {@code Authorization: Bearer <admin token>}):
  *       {@code GET /admin/holds/<event id>}, {@code POST /admin/holds/<event id>/attest}
  *       (JSON {@code costMicros}, {@code epoch}, {@code evidence}, optional
- *       {@code promptTokens}, {@code completionTokens}), {@code GET /admin/budgets}.</li>
+ *       {@code promptTokens}, {@code completionTokens}), {@code POST /admin/holds/reconcile}
+ *       (expire ended holds and settle resolved ones now, rather than at the next minute),
+ *       {@code GET /admin/budgets}.</li>
  * </ul>
  *
  * <p>Errors are OpenAI-shaped ({@code {"error": {"message", "type", "code"}}}) with the
@@ -391,6 +393,12 @@ public final class FacadeServer implements AutoCloseable {
               .put("heldMicros", e.getValue().heldMicros());
         }
         json(ex, "admin", 200, Json.writeBytes(out));
+        return;
+      }
+      if ("POST".equals(method) && "/admin/holds/reconcile".equals(path)) {
+        int left = facade.reconcileHolds();
+        json(ex, "admin", 200, ("{\"unresolved\":" + left + "}")
+            .getBytes(StandardCharsets.UTF_8));
         return;
       }
       if (path.startsWith("/admin/holds/")) {
