@@ -143,6 +143,112 @@ class TwoInstanceTest {
     }
   }
 
+  @Test
+  void aCrashedInstancesHoldsStayCountedAndAreResolvedOnceWhicheverInstanceSeesIt()
+      throws Exception {
+    String key = VirtualKeys.generate();
+    try (TestRedis redis = TestRedis.start(); TestDatabase db = TestDatabases.create();
+        UpstreamFixture upstream = new UpstreamFixture()) {
+      ChildFacade a = ChildFacade.start(config(redis, db, key, "a", upstream), dir.resolve("pa"),
+          dir.resolve("a.log"));
+      ChildFacade b = ChildFacade.start(config(redis, db, key, "b", upstream), dir.resolve("pb"),
+          dir.resolve("b.log"));
+      try {
+        for (int i = 0; i < 3; i++) {
+          assertThat(chat(b, key, "answered " + i, 64).statusCode()).isEqualTo(200);
+        }
+        // B dies with four calls dispatched and unanswered.
+        upstream.hold();
+        int before = upstream.received();
+        List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> lost = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+          lost.add(http.sendAsync(request(b, key, "lost " + i, 64),
+              HttpResponse.BodyHandlers.ofString()));
+        }
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (upstream.received() - before < 4 && System.nanoTime() < deadline) {
+          Thread.sleep(5);
+        }
+        assertThat(upstream.received() - before).isEqualTo(4);
+        assertThat(b.kill()).isEqualTo(137);
+        upstream.release();
+        for (var f : lost) {
+          assertThat(f).failsWithin(java.time.Duration.ofSeconds(30));
+        }
+
+        // Both instances restart and adopt the four holds the shared counters still keep.
+        b = ChildFacade.start(config(redis, db, key, "b", upstream), dir.resolve("pb"),
+            dir.resolve("b.log"));
+        assertThat(a.stop()).isEqualTo(143);
+        a = ChildFacade.start(config(redis, db, key, "a", upstream), dir.resolve("pa"),
+            dir.resolve("a.log"));
+        PostgresBudgetStore budgets = PostgresBudgetStore.create(db.dataSource(), Clock.system());
+        long heldInLedger = budgets.held(Scope.team("shared"));
+        assertThat(heldInLedger).isPositive();
+        JsonNode live = admin(a, "GET", "/admin/budgets").path("budget:team:shared");
+        assertThat(live.path("heldMicros").asLong()).isEqualTo(heldInLedger);
+        assertThat(live.path("spentMicros").asLong())
+            .isEqualTo(budgets.spent(Scope.team("shared"), Instant.EPOCH, null));
+
+        // One hold is attested through A; B resolves the same hold again: it applies once.
+        String eventId = unresolvedEvent(db);
+        JsonNode hold = admin(a, "GET", "/admin/holds/" + eventId);
+        long heldOne = hold.path("heldMicros").asLong();
+        JsonNode decision = admin(a, "POST", "/admin/holds/" + eventId + "/attest",
+            "{\"costMicros\":" + (heldOne / 2) + ",\"epoch\":" + hold.path("epoch").asLong()
+                + ",\"evidence\":\"usage export\"}");
+        assertThat(decision.path("verdict").asText()).isEqualTo("ACCEPTED");
+        assertThat(admin(b, "POST", "/admin/holds/reconcile", "").path("unresolved").asInt())
+            .isEqualTo(3);
+        assertThat(admin(a, "POST", "/admin/holds/reconcile", "").path("unresolved").asInt())
+            .isEqualTo(3);
+        long spent = budgets.spent(Scope.team("shared"), Instant.EPOCH, null);
+        for (ChildFacade f : List.of(a, b)) {
+          JsonNode after = admin(f, "GET", "/admin/budgets").path("budget:team:shared");
+          assertThat(after.path("spentMicros").asLong()).isEqualTo(spent);
+          assertThat(after.path("heldMicros").asLong()).isEqualTo(heldInLedger - heldOne)
+              .isEqualTo(budgets.held(Scope.team("shared")));
+        }
+      } finally {
+        if (a.alive()) {
+          a.stop();
+        }
+        if (b.alive()) {
+          b.stop();
+        }
+      }
+    }
+  }
+
+  private static String unresolvedEvent(TestDatabase db) throws Exception {
+    try (var c = db.connect(); var s = c.createStatement(); var rs = s.executeQuery(
+        "SELECT event_id FROM pointsman.reservations WHERE state = 'UNKNOWN'"
+            + " ORDER BY event_id LIMIT 1")) {
+      assertThat(rs.next()).isTrue();
+      return rs.getString(1);
+    }
+  }
+
+  private JsonNode admin(ChildFacade f, String method, String path, String... body)
+      throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + f.port()
+        + path)).header("Authorization", "Bearer " + ADMIN);
+    b = body.length == 0 ? b.GET() : b.method(method, HttpRequest.BodyPublishers.ofString(body[0]));
+    return Json.mapper().readTree(http.send(b.build(), HttpResponse.BodyHandlers.ofString())
+        .body());
+  }
+
+  private Path config(TestRedis redis, TestDatabase db, String key, String name,
+      UpstreamFixture upstream) {
+    Path file = dir.resolve("facade-" + name + ".json");
+    new FacadeConfig(0, dir.resolve("journal-" + name).toString(), db.jdbcUrl(),
+        redis.uri().toString(), redis.keyPrefix(), upstream.uri().toString(), null, ADMIN, 0, 10,
+        null, List.of(),
+        List.of(new FacadeConfig.KeyEntry(key, "key-shared", "shared", "acme")),
+        List.of(new FacadeConfig.BudgetEntry("team:shared", 1_000_000))).write(file);
+    return file;
+  }
+
   private Path config(TestRedis redis, TestDatabase db, String key, String name) {
     Path file = dir.resolve("facade-" + name + ".json");
     new FacadeConfig(0, dir.resolve("journal-" + name).toString(), db.jdbcUrl(),
@@ -154,12 +260,15 @@ class TwoInstanceTest {
 
   private HttpResponse<String> chat(ChildFacade f, String key, String text, int maxTokens)
       throws Exception {
+    return http.send(request(f, key, text, maxTokens), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static HttpRequest request(ChildFacade f, String key, String text, int maxTokens) {
     String body = "{\"model\":\"gpt-4o-mini\",\"temperature\":0,\"max_tokens\":" + maxTokens
         + ",\"messages\":[{\"role\":\"user\",\"content\":\"" + text + "\"}]}";
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + f.port()
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + f.port()
             + "/v1/chat/completions")).header("Authorization", "Bearer " + key)
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-        HttpResponse.BodyHandlers.ofString());
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
   }
 
   private static long redisKeys(TestRedis redis, String infix) {
