@@ -385,6 +385,11 @@ public final class Gateway implements AutoCloseable {
     call.providerPhase = true;
     Set<String> failed = new LinkedHashSet<>();
     ProviderException last = null;
+    // The pause before the next attempt: a provider's retry-after concerns the deployment that
+    // sent it, so it is decided after the next deployment is chosen.
+    String pausedFrom = null;
+    Duration pauseSame = null;
+    Duration pauseElsewhere = null;
     int maxAttempts = Math.max(1, retryPolicy.maxAttempts());
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       if (call.deadline != null && !clock.now().isBefore(call.deadline)) {
@@ -398,6 +403,20 @@ public final class Gateway implements AutoCloseable {
             call.model, call.request, attempt, failed)), "router returned null");
       } finally {
         call.addNanos(Stages.ROUTER_SELECT, clock.nanoTime() - t);
+      }
+      if (pausedFrom != null) {
+        Duration pause = deployment.id().equals(pausedFrom) ? pauseSame : pauseElsewhere;
+        if (pause == null) {
+          // Only the deployment that asked for a longer wait than the policy allows is left.
+          router.onOutcome(deployment, false, Duration.ZERO);
+          throw last;
+        }
+        try {
+          pauseBeforeRetry(call, pause);
+        } catch (RuntimeException e) {
+          router.onOutcome(deployment, false, Duration.ZERO);
+          throw e;
+        }
       }
       call.deployment = deployment;
       call.attempt = attempt;
@@ -415,14 +434,18 @@ public final class Gateway implements AutoCloseable {
         last = e;
         failed.add(deployment.id());
         boolean streamStarted = call.chunksDelivered > 0;
-        Duration pause = streamStarted || attempt == maxAttempts ? null
-            : retryPolicy.retryAfter(attempt, e);
-        if (pause == null) {
+        if (streamStarted || attempt == maxAttempts) {
           throw e;
         }
+        pauseSame = retryPolicy.retryAfter(attempt, e);
+        pauseElsewhere = e.retryAfter() == null ? pauseSame
+            : retryPolicy.retryAfter(attempt, e.withoutRetryAfter());
+        if (pauseSame == null && pauseElsewhere == null) {
+          throw e;
+        }
+        pausedFrom = deployment.id();
         LOG.debug("call {} attempt {} on {} failed ({}); retrying", call.requestId, attempt,
             deployment.id(), e.status());
-        pauseBeforeRetry(call, pause);
       } finally {
         call.deployment = null;
         if (!reported) {

@@ -123,4 +123,20 @@ public final class ProviderException extends PointsmanException {
   public Duration retryAfter() {
     return retryAfter;
   }
+
+  /**
+   * Returns this failure as another deployment sees it: the same status, message, billing and
+   * retryability without the provider's retry-after, which only concerns the deployment that
+   * sent it. Returns this exception when it carries no hint.
+   *
+   * @return the failure without its retry-after
+   */
+  public ProviderException withoutRetryAfter() {
+    if (retryAfter == null) {
+      return this;
+    }
+    ProviderException copy = new ProviderException(status(), rule(), getMessage(), billing,
+        retryable, null, this);
+    return copy;
+  }
 }

@@ -1,0 +1,99 @@
+package io.pointsman;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.pointsman.spi.Deployment;
+import io.pointsman.spi.ProviderException;
+import io.pointsman.spi.RetryPolicy;
+import io.pointsman.testing.FixtureProvider;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A provider's retry-after concerns the deployment that sent it: a retry on another deployment
+ * does not wait for it, a retry on the same one does.
+ */
+class RetryAfterTest {
+  /** Pauses for a failure's retry-after, if any, and refuses hints over a cap. */
+  private static final class HintPolicy implements RetryPolicy {
+    final List<Duration> asked = new CopyOnWriteArrayList<>();
+    final Duration cap;
+
+    HintPolicy(Duration cap) {
+      this.cap = cap;
+    }
+
+    @Override
+    public int maxAttempts() {
+      return 3;
+    }
+
+    @Override
+    public Duration retryAfter(int attempt, ProviderException failure) {
+      Duration hint = failure.retryAfter();
+      asked.add(hint == null ? Duration.ZERO : hint);
+      if (hint == null) {
+        return Duration.ZERO;
+      }
+      return hint.compareTo(cap) > 0 ? null : hint;
+    }
+  }
+
+  private final TestRig rig = new TestRig();
+  private final FixtureProvider second = FixtureProvider.builder().build();
+
+  private Gateway twoDeployments(RetryPolicy policy) {
+    return rig.builder().provider("second", second)
+        .deployment(Deployment.of("second-gpt", "second", "gpt-test"))
+        .retryPolicy(policy).build();
+  }
+
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void anHourLongRetryAfterFromOneDeploymentDoesNotDelayTheRetryOnAnother() {
+    HintPolicy policy = new HintPolicy(Duration.ofDays(1));
+    rig.fixture.failNext(ProviderException.answered(429, "slow down", Duration.ofHours(1)));
+
+    ChatResult r = twoDeployments(policy).chat(TestRig.request("hi"),
+        CallOptions.of(TestRig.KEY));
+
+    assertThat(r.deploymentId()).isEqualTo("second-gpt");
+    assertThat(r.attempts()).isEqualTo(2);
+    // Asked with the hint (for the same deployment) and without it (for another).
+    assertThat(policy.asked).containsExactly(Duration.ofHours(1), Duration.ZERO);
+  }
+
+  @Test
+  void aRetryAfterOverThePolicysCapStillRetriesOnAnotherDeployment() {
+    HintPolicy policy = new HintPolicy(Duration.ofSeconds(1));
+    rig.fixture.failNext(ProviderException.answered(429, "slow down", Duration.ofMinutes(5)));
+
+    ChatResult r = twoDeployments(policy).chat(TestRig.request("hi"),
+        CallOptions.of(TestRig.KEY));
+
+    assertThat(r.deploymentId()).isEqualTo("second-gpt");
+    assertThat(second.sends()).isEqualTo(1);
+  }
+
+  @Test
+  void theOnlyDeploymentsRetryAfterIsHonouredOrEndsTheCallWhenOverTheCap() {
+    HintPolicy policy = new HintPolicy(Duration.ofSeconds(1));
+    Gateway gateway = rig.builder().retryPolicy(policy).build();
+    rig.fixture.failNext(ProviderException.answered(429, "slow down", Duration.ofMillis(20)));
+    ChatResult r = gateway.chat(TestRig.request("hi"), CallOptions.of(TestRig.KEY));
+    assertThat(r.attempts()).isEqualTo(2);
+    assertThat(policy.asked).first().isEqualTo(Duration.ofMillis(20));
+
+    rig.fixture.failNext(ProviderException.answered(429, "slow down", Duration.ofMinutes(5)));
+    long sendsBefore = rig.fixture.sends();
+    ProviderException e = catchThrowableOfType(ProviderException.class,
+        () -> gateway.chat(TestRig.request("again"), CallOptions.of(TestRig.KEY)));
+    assertThat(e.retryAfter()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(rig.fixture.sends() - sendsBefore).as("not retried").isEqualTo(1);
+  }
+}
