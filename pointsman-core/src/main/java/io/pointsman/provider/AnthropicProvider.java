@@ -319,12 +319,13 @@ public final class AnthropicProvider implements Provider {
 
   @Override
   public ProviderReply send(ProviderCall call) {
-    ProviderTransport.Response response = transport.open(httpRequest(call, false), call);
+    ProviderTransport.Response response = transport.exchange(httpRequest(call, false), call,
+        false);
     if (response.status >= 300) {
       throw ProviderErrors.fromStatus(response.status, response.headers,
-          transport.readAll(response, true), transport.clock().now());
+          response.body, transport.clock().now());
     }
-    byte[] body = transport.readAll(response, false);
+    byte[] body = response.body;
     try {
       ChatResponse r = translateResponse(Json.mapper().readTree(body),
           transport.clock().now().getEpochSecond());
@@ -339,10 +340,11 @@ public final class AnthropicProvider implements Provider {
   public ProviderReply stream(ProviderCall call, ChunkSink sink) {
     boolean callerWantsUsage = call.request().streamOptions() != null
         && Boolean.TRUE.equals(call.request().streamOptions().includeUsage());
-    ProviderTransport.Response response = transport.open(httpRequest(call, true), call);
+    ProviderTransport.Response response = transport.exchange(httpRequest(call, true), call,
+        true);
     if (response.status >= 300) {
       throw ProviderErrors.fromStatus(response.status, response.headers,
-          transport.readAll(response, true), transport.clock().now());
+          response.body, transport.clock().now());
     }
     StreamTranslation t = new StreamTranslation(sink, callerWantsUsage,
         transport.clock().now().getEpochSecond(), call.request().model());
@@ -353,7 +355,7 @@ public final class AnthropicProvider implements Provider {
       throw t.failure("the event stream is malformed: " + e.getMessage(), e);
     }
     if (t.failure != null) {
-      response.body.cancel();
+      response.cancel();
       throw t.failure;
     }
     if (!t.done && !t.cancelled) {

@@ -93,12 +93,13 @@ public final class OpenAiProvider implements Provider {
   @Override
   public ProviderReply send(ProviderCall call) {
     ChatRequest request = wireRequest(call.request(), false);
-    ProviderTransport.Response response = transport.open(httpRequest(call, request), call);
+    ProviderTransport.Response response = transport.exchange(httpRequest(call, request),
+        call, false);
     if (response.status >= 300) {
       throw ProviderErrors.fromStatus(response.status, response.headers,
-          transport.readAll(response, true), transport.clock().now());
+          response.body, transport.clock().now());
     }
-    byte[] body = transport.readAll(response, false);
+    byte[] body = response.body;
     ChatResponse decoded;
     try {
       decoded = Json.readResponse(body);
@@ -115,10 +116,11 @@ public final class OpenAiProvider implements Provider {
     boolean callerWantsUsage = original.streamOptions() != null
         && Boolean.TRUE.equals(original.streamOptions().includeUsage());
     ChatRequest request = wireRequest(original, true);
-    ProviderTransport.Response response = transport.open(httpRequest(call, request), call);
+    ProviderTransport.Response response = transport.exchange(httpRequest(call, request),
+        call, true);
     if (response.status >= 300) {
       throw ProviderErrors.fromStatus(response.status, response.headers,
-          transport.readAll(response, true), transport.clock().now());
+          response.body, transport.clock().now());
     }
     StreamAssembler assembler = new StreamAssembler();
     boolean[] done = new boolean[1];
@@ -163,7 +165,7 @@ public final class OpenAiProvider implements Provider {
       throw streamFailure(assembler, e.getMessage(), e);
     }
     if (failure[0] != null) {
-      response.body.cancel();
+      response.cancel();
       throw failure[0];
     }
     if (!done[0] && !cancelled[0]) {
