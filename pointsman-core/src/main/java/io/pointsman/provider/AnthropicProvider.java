@@ -350,7 +350,8 @@ public final class AnthropicProvider implements Provider {
         transport.clock().now().getEpochSecond(), call.request().model());
     SseParser parser = new SseParser(t::onEvent);
     try {
-      transport.stream(response, parser::feed, t::stopped);
+      transport.stream(response, parser::feed, t::stopped,
+          () -> t.done && !t.cancelled && t.failure == null);
     } catch (SseException e) {
       throw t.failure("the event stream is malformed: " + e.getMessage(), e);
     }

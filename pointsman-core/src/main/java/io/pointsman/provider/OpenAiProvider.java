@@ -160,7 +160,8 @@ public final class OpenAiProvider implements Provider {
     });
     try {
       transport.stream(response, parser::feed,
-          () -> done[0] || cancelled[0] || failure[0] != null);
+          () -> done[0] || cancelled[0] || failure[0] != null,
+          () -> done[0] && !cancelled[0] && failure[0] == null);
     } catch (SseException e) {
       throw streamFailure(assembler, e.getMessage(), e);
     }

@@ -47,6 +47,10 @@ final class ProviderTransport {
    * each time the reader has taken half of them, so the client rarely waits for a request.
    */
   static final int STREAM_WINDOW = 16;
+  /** How long the rest of a stream is read after the protocol's end, to keep the connection. */
+  static final long DRAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  /** How much of a stream is read and dropped after the protocol's end, at most. */
+  static final long MAX_DRAIN = 64 * 1024;
   private final String name;
   private final HttpClient client;
   private final HttpTimeouts timeouts;
@@ -216,23 +220,63 @@ final class ProviderTransport {
   }
 
   /**
-   * Feeds a stream's body to a consumer until it ends or {@code stop} says so (the caller
-   * cancelled), then cancels the rest.
+   * Feeds a stream's body to a consumer until it ends or {@code stop} says so. When stopped
+   * and {@code finished} says the protocol's own end was seen ({@code [DONE]},
+   * {@code message_stop}), what is left of the body, usually just the last chunk of the chunked
+   * encoding, is read and dropped for up to {@link #DRAIN_NANOS} and {@link #MAX_DRAIN} bytes,
+   * so that the connection goes back to the pool (OkHttp drains for the same 100 ms); a body
+   * that goes on longer is cancelled, which closes its connection. Otherwise (the caller
+   * cancelled, or the stream failed) the body is cancelled at once. A consumer that throws
+   * cancels the body.
    *
    * @return true when the body ended, false when stopped
    */
-  boolean stream(Response response, Consumer<ByteBuffer> consumer, BooleanSupplier stop) {
+  boolean stream(Response response, Consumer<ByteBuffer> consumer, BooleanSupplier stop,
+      BooleanSupplier finished) {
     List<ByteBuffer> buffers;
     while ((buffers = next(response)) != null) {
       for (ByteBuffer b : buffers) {
-        consumer.accept(b);
-        if (stop.getAsBoolean()) {
+        try {
+          consumer.accept(b);
+        } catch (RuntimeException e) {
           response.cancel();
+          throw e;
+        }
+        if (stop.getAsBoolean()) {
+          if (finished.getAsBoolean()) {
+            drain(response);
+          } else {
+            response.cancel();
+          }
           return false;
         }
       }
     }
     return true;
+  }
+
+  private static void drain(Response response) {
+    StreamBody body = response.stream;
+    long until = Math.min(System.nanoTime() + DRAIN_NANOS, response.deadlineNanos);
+    long dropped = 0;
+    try {
+      List<ByteBuffer> buffers;
+      while ((buffers = body.next(Math.max(0, until - System.nanoTime()))) != null) {
+        for (ByteBuffer b : buffers) {
+          dropped += b.remaining();
+        }
+        if (dropped > MAX_DRAIN) {
+          body.cancel();
+          return;
+        }
+      }
+    } catch (InterruptedException e) {
+      body.cancel();
+      Thread.currentThread().interrupt();
+    } catch (Throwable e) {
+      // Timed out or broke off after the protocol's end: the answer is complete regardless.
+      body.cancel();
+    }
   }
 
   private List<ByteBuffer> next(Response response) {

@@ -131,7 +131,7 @@ class ProviderTransportTest {
         Thread.yield();
       }
       read.append(StandardCharsets.UTF_8.decode(b));
-    }, () -> false);
+    }, () -> false, () -> false);
     assertThat(ended).isTrue();
     assertThat(read.toString()).isEqualTo(String.join("", frames));
   }
