@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.json.UTF8JsonGenerator;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -65,6 +66,17 @@ public final class Json {
       .enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED)
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
       .build();
+
+  /**
+   * A reader per type, made once: {@code MAPPER.readValue(bytes, type)} resolves the type
+   * anew on every call, which was a twentieth of the time spent decoding stream chunks.
+   */
+  private static final ClassValue<ObjectReader> READERS = new ClassValue<>() {
+    @Override
+    protected ObjectReader computeValue(Class<?> type) {
+      return MAPPER.readerFor(type);
+    }
+  };
 
   private Json() {}
 
@@ -137,7 +149,7 @@ public final class Json {
       throw PointsmanException.badRequest(Stages.REQUEST, "empty JSON document");
     }
     try {
-      T value = MAPPER.readValue(json, type);
+      T value = READERS.get(type).readValue(json);
       if (value == null) {
         throw PointsmanException.badRequest(Stages.REQUEST,
             "JSON document is null, expected an object");
