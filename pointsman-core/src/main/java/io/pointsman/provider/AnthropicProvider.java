@@ -68,6 +68,8 @@ public final class AnthropicProvider implements Provider {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final URI baseUri;
+  /** The endpoint of every attempt, parsed once. */
+  private final URI messages;
   private final String version;
   private final Credential credential;
   private final int defaultMaxTokens;
@@ -76,6 +78,9 @@ public final class AnthropicProvider implements Provider {
 
   private AnthropicProvider(Builder b) {
     this.baseUri = b.baseUri;
+    String base = b.baseUri.toString();
+    this.messages = URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base)
+        + "/v1/messages");
     this.version = b.version;
     this.credential = b.credential;
     this.defaultMaxTokens = b.defaultMaxTokens;
@@ -554,11 +559,7 @@ public final class AnthropicProvider implements Provider {
           + transport.name() + ": the request could not be prepared ("
           + e.getClass().getSimpleName() + ")", e);
     }
-    String base = baseUri.toString();
-    if (base.endsWith("/")) {
-      base = base.substring(0, base.length() - 1);
-    }
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/v1/messages"))
+    HttpRequest.Builder b = HttpRequest.newBuilder(messages)
         .header("content-type", "application/json")
         .header("accept", stream ? "text/event-stream" : "application/json")
         .header("anthropic-version", version)

@@ -50,9 +50,14 @@ public final class OpenAiProvider implements Provider {
   private final Credential credential;
   private final Map<String, String> headers;
   private final ProviderTransport transport;
+  /** The endpoint of every attempt unless on Azure, parsed once. */
+  private final URI chatCompletions;
 
   private OpenAiProvider(Builder b) {
     this.baseUri = b.baseUri;
+    String base = b.baseUri.toString();
+    this.chatCompletions = URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1)
+        : base) + "/chat/completions");
     this.azureApiVersion = b.azureApiVersion;
     this.credential = b.credential;
     this.headers = Map.copyOf(b.headers);
@@ -77,12 +82,12 @@ public final class OpenAiProvider implements Provider {
    * @return the endpoint
    */
   public URI endpoint(String providerModel) {
+    if (azureApiVersion == null) {
+      return chatCompletions;
+    }
     String base = baseUri.toString();
     if (base.endsWith("/")) {
       base = base.substring(0, base.length() - 1);
-    }
-    if (azureApiVersion == null) {
-      return URI.create(base + "/chat/completions");
     }
     return URI.create(base + "/openai/deployments/"
         + URLEncoder.encode(providerModel, StandardCharsets.UTF_8).replace("+", "%20")
