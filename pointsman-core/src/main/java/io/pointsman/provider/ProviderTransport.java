@@ -161,7 +161,11 @@ final class ProviderTransport {
     if (body instanceof StreamBody s) {
       return new Response(response.statusCode(), response.headers(), null, s, deadline);
     }
-    WholeBody whole = (WholeBody) body;
+    if (!(body instanceof WholeBody whole)) {
+      // Not expected: the client calls the handler before it completes a response.
+      throw ProviderErrors.interrupted(name, "the client completed a response without a body",
+          null);
+    }
     return new Response(response.statusCode(), response.headers(), awaitWhole(whole, deadline),
         null, deadline);
   }
