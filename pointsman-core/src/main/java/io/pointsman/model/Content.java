@@ -106,7 +106,7 @@ public sealed interface Content permits Content.Text, Content.Parts {
     public void serialize(Content value, JsonGenerator gen, SerializerProvider serializers)
         throws IOException {
       if (value instanceof Text text) {
-        gen.writeString(text.text());
+        Json.writeString(gen, text.text());
       } else {
         serializers.findValueSerializer(
                 serializers.getTypeFactory().constructCollectionType(List.class, ContentPart.class))

@@ -68,6 +68,8 @@ public final class AnthropicProvider implements Provider {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final URI baseUri;
+  /** The endpoint of every attempt, parsed once. */
+  private final URI messages;
   private final String version;
   private final Credential credential;
   private final int defaultMaxTokens;
@@ -76,6 +78,9 @@ public final class AnthropicProvider implements Provider {
 
   private AnthropicProvider(Builder b) {
     this.baseUri = b.baseUri;
+    String base = b.baseUri.toString();
+    this.messages = URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base)
+        + "/v1/messages");
     this.version = b.version;
     this.credential = b.credential;
     this.defaultMaxTokens = b.defaultMaxTokens;
@@ -319,12 +324,13 @@ public final class AnthropicProvider implements Provider {
 
   @Override
   public ProviderReply send(ProviderCall call) {
-    ProviderTransport.Response response = transport.open(httpRequest(call, false), call);
+    ProviderTransport.Response response = transport.exchange(httpRequest(call, false), call,
+        false);
     if (response.status >= 300) {
       throw ProviderErrors.fromStatus(response.status, response.headers,
-          transport.readAll(response, true), transport.clock().now());
+          response.body, transport.clock().now());
     }
-    byte[] body = transport.readAll(response, false);
+    byte[] body = response.body;
     try {
       ChatResponse r = translateResponse(Json.mapper().readTree(body),
           transport.clock().now().getEpochSecond());
@@ -339,21 +345,23 @@ public final class AnthropicProvider implements Provider {
   public ProviderReply stream(ProviderCall call, ChunkSink sink) {
     boolean callerWantsUsage = call.request().streamOptions() != null
         && Boolean.TRUE.equals(call.request().streamOptions().includeUsage());
-    ProviderTransport.Response response = transport.open(httpRequest(call, true), call);
+    ProviderTransport.Response response = transport.exchange(httpRequest(call, true), call,
+        true);
     if (response.status >= 300) {
       throw ProviderErrors.fromStatus(response.status, response.headers,
-          transport.readAll(response, true), transport.clock().now());
+          response.body, transport.clock().now());
     }
     StreamTranslation t = new StreamTranslation(sink, callerWantsUsage,
         transport.clock().now().getEpochSecond(), call.request().model());
     SseParser parser = new SseParser(t::onEvent);
     try {
-      transport.stream(response, parser::feed, t::stopped);
+      transport.stream(response, parser::feed, t::stopped,
+          () -> t.done && !t.cancelled && t.failure == null);
     } catch (SseException e) {
       throw t.failure("the event stream is malformed: " + e.getMessage(), e);
     }
     if (t.failure != null) {
-      response.body.cancel();
+      response.cancel();
       throw t.failure;
     }
     if (!t.done && !t.cancelled) {
@@ -551,11 +559,7 @@ public final class AnthropicProvider implements Provider {
           + transport.name() + ": the request could not be prepared ("
           + e.getClass().getSimpleName() + ")", e);
     }
-    String base = baseUri.toString();
-    if (base.endsWith("/")) {
-      base = base.substring(0, base.length() - 1);
-    }
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/v1/messages"))
+    HttpRequest.Builder b = HttpRequest.newBuilder(messages)
         .header("content-type", "application/json")
         .header("accept", stream ? "text/event-stream" : "application/json")
         .header("anthropic-version", version)

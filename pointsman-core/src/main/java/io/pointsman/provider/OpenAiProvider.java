@@ -50,9 +50,14 @@ public final class OpenAiProvider implements Provider {
   private final Credential credential;
   private final Map<String, String> headers;
   private final ProviderTransport transport;
+  /** The endpoint of every attempt unless on Azure, parsed once. */
+  private final URI chatCompletions;
 
   private OpenAiProvider(Builder b) {
     this.baseUri = b.baseUri;
+    String base = b.baseUri.toString();
+    this.chatCompletions = URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1)
+        : base) + "/chat/completions");
     this.azureApiVersion = b.azureApiVersion;
     this.credential = b.credential;
     this.headers = Map.copyOf(b.headers);
@@ -77,12 +82,12 @@ public final class OpenAiProvider implements Provider {
    * @return the endpoint
    */
   public URI endpoint(String providerModel) {
+    if (azureApiVersion == null) {
+      return chatCompletions;
+    }
     String base = baseUri.toString();
     if (base.endsWith("/")) {
       base = base.substring(0, base.length() - 1);
-    }
-    if (azureApiVersion == null) {
-      return URI.create(base + "/chat/completions");
     }
     return URI.create(base + "/openai/deployments/"
         + URLEncoder.encode(providerModel, StandardCharsets.UTF_8).replace("+", "%20")
@@ -93,12 +98,13 @@ public final class OpenAiProvider implements Provider {
   @Override
   public ProviderReply send(ProviderCall call) {
     ChatRequest request = wireRequest(call.request(), false);
-    ProviderTransport.Response response = transport.open(httpRequest(call, request), call);
+    ProviderTransport.Response response = transport.exchange(httpRequest(call, request),
+        call, false);
     if (response.status >= 300) {
       throw ProviderErrors.fromStatus(response.status, response.headers,
-          transport.readAll(response, true), transport.clock().now());
+          response.body, transport.clock().now());
     }
-    byte[] body = transport.readAll(response, false);
+    byte[] body = response.body;
     ChatResponse decoded;
     try {
       decoded = Json.readResponse(body);
@@ -115,10 +121,11 @@ public final class OpenAiProvider implements Provider {
     boolean callerWantsUsage = original.streamOptions() != null
         && Boolean.TRUE.equals(original.streamOptions().includeUsage());
     ChatRequest request = wireRequest(original, true);
-    ProviderTransport.Response response = transport.open(httpRequest(call, request), call);
+    ProviderTransport.Response response = transport.exchange(httpRequest(call, request),
+        call, true);
     if (response.status >= 300) {
       throw ProviderErrors.fromStatus(response.status, response.headers,
-          transport.readAll(response, true), transport.clock().now());
+          response.body, transport.clock().now());
     }
     StreamAssembler assembler = new StreamAssembler();
     boolean[] done = new boolean[1];
@@ -158,12 +165,13 @@ public final class OpenAiProvider implements Provider {
     });
     try {
       transport.stream(response, parser::feed,
-          () -> done[0] || cancelled[0] || failure[0] != null);
+          () -> done[0] || cancelled[0] || failure[0] != null,
+          () -> done[0] && !cancelled[0] && failure[0] == null);
     } catch (SseException e) {
       throw streamFailure(assembler, e.getMessage(), e);
     }
     if (failure[0] != null) {
-      response.body.cancel();
+      response.cancel();
       throw failure[0];
     }
     if (!done[0] && !cancelled[0]) {

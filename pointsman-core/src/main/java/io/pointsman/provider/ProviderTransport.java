@@ -3,7 +3,7 @@ package io.pointsman.provider;
 import io.pointsman.Clock;
 import io.pointsman.spi.ProviderCall;
 import io.pointsman.spi.ProviderException;
-import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -26,25 +27,48 @@ import java.util.function.Consumer;
 /**
  * The HTTP exchange both adapters share: one {@link HttpClient} (so connections are reused),
  * the first-byte timeout on the response headers, the between-chunk and total timeouts while
- * reading the body, and cancellation. The body is pulled one buffer list at a time, so a slow
- * reader holds back only its own connection. Thread-safe.
+ * the body arrives, and cancellation. Thread-safe.
+ *
+ * <p>The calling thread sends with {@link HttpClient#send}, which returns with the headers. A
+ * whole body (a plain answer, or any error answer) is gathered by the client's own threads
+ * into one array, which the calling thread then waits for, usually not at all (a small answer
+ * arrives with its headers): no hand-off per buffer. A success stream is handed to the calling
+ * thread buffer list by buffer list; the client may deliver at most {@link #STREAM_WINDOW}
+ * lists ahead of it, so a slow reader holds back only its own connection and holds at most
+ * that much in memory.
  */
 final class ProviderTransport {
   /** An error body larger than this is cut: only its message matters. */
-  private static final int MAX_ERROR_BODY = 64 * 1024;
+  static final int MAX_ERROR_BODY = 64 * 1024;
   /** A non-streamed response larger than this is refused rather than buffered. */
-  private static final int MAX_BODY = 64 * 1024 * 1024;
-
+  static final int MAX_BODY = 64 * 1024 * 1024;
+  /**
+   * Buffer lists of a stream the client may deliver ahead of the reader; more are requested
+   * each time the reader has taken half of them, so the client rarely waits for a request.
+   */
+  static final int STREAM_WINDOW = 16;
+  /** How long the rest of a stream is read after the protocol's end, to keep the connection. */
+  static final long DRAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  /** How much of a stream is read and dropped after the protocol's end, at most. */
+  static final long MAX_DRAIN = 64 * 1024;
   private final String name;
   private final HttpClient client;
   private final HttpTimeouts timeouts;
   private final Clock clock;
+  private final int maxBody;
 
   ProviderTransport(String name, HttpClient client, HttpTimeouts timeouts, Clock clock) {
+    this(name, client, timeouts, clock, MAX_BODY);
+  }
+
+  /** As above, with another cap on whole bodies (tests use a small one). */
+  ProviderTransport(String name, HttpClient client, HttpTimeouts timeouts, Clock clock,
+      int maxBody) {
     this.name = name;
     this.client = client;
     this.timeouts = timeouts;
     this.clock = clock;
+    this.maxBody = maxBody;
   }
 
   static HttpClient defaultClient(HttpTimeouts timeouts) {
@@ -62,27 +86,43 @@ final class ProviderTransport {
     return clock;
   }
 
-  /** An open response whose body has not been read yet. */
+  /**
+   * A response. {@link #body} holds the whole body unless this is a success stream, whose body
+   * is read through {@link ProviderTransport#stream}.
+   */
   static final class Response {
     final int status;
     final HttpHeaders headers;
-    final PullingSubscriber body;
+    /** The whole body (cut at {@link #MAX_ERROR_BODY} for an error); null for a stream. */
+    final byte[] body;
+    final StreamBody stream;
     final long deadlineNanos;
 
-    Response(int status, HttpHeaders headers, PullingSubscriber body, long deadlineNanos) {
+    Response(int status, HttpHeaders headers, byte[] body, StreamBody stream,
+        long deadlineNanos) {
       this.status = status;
       this.headers = headers;
       this.body = body;
+      this.stream = stream;
       this.deadlineNanos = deadlineNanos;
+    }
+
+    /** Stops reading a stream and releases its connection; nothing for a whole body. */
+    void cancel() {
+      if (stream != null) {
+        stream.cancel();
+      }
     }
   }
 
   /**
-   * Sends the request and waits for the response headers.
+   * Sends the request and waits for the response: the whole of it, or for a success status
+   * when {@code stream} is set, its headers only.
    *
-   * @throws ProviderException mapped per {@link ProviderErrors#fromSendFailure}
+   * @throws ProviderException mapped per {@link ProviderErrors#fromSendFailure} before the
+   *     headers, as an interrupted or undecodable outcome after them
    */
-  Response open(HttpRequest.Builder request, ProviderCall call) {
+  Response exchange(HttpRequest.Builder request, ProviderCall call, boolean stream) {
     long start = System.nanoTime();
     long deadline = start + Math.min(timeouts.total().toNanos(), remainingNanos(call));
     long firstByte = Math.min(timeouts.firstByte().toNanos(), deadline - start);
@@ -91,31 +131,87 @@ final class ProviderTransport {
           + ": the call's deadline has passed", null);
     }
     request.timeout(Duration.ofNanos(firstByte));
-    PullingSubscriber subscriber = new PullingSubscriber();
-    CompletableFuture<HttpResponse<Void>> future;
+    HttpRequest built;
     try {
-      future = client.sendAsync(request.build(), info -> subscriber);
+      built = request.build();
     } catch (RuntimeException e) {
       throw ProviderException.notSent("[" + ProviderErrorKind.NOT_SENT.code() + "] " + name
           + ": the request could not be sent (" + e.getClass().getSimpleName() + ")", e);
     }
-    HttpResponse<Void> response;
+    Handler handler = new Handler(stream, maxBody);
+    // send, not sendAsync: the future sendAsync returns completes only after a hop to
+    // CompletableFuture's default executor, which on a machine with fewer than three cores
+    // starts a new thread for every call. Every body handler here completes its HttpResponse
+    // as soon as the headers are in, so send returns then, with the request timeout (the
+    // first-byte timeout) enforced by the client; the body's timeouts are enforced below.
+    HttpResponse<byte[]> response;
     try {
-      // The request timeout above fires first; this bound only guards against a client that
-      // never completes the future.
-      response = future.get(firstByte + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS);
-    } catch (ExecutionException e) {
-      throw ProviderErrors.fromSendFailure(name, e.getCause() == null ? e : e.getCause());
-    } catch (TimeoutException e) {
-      future.cancel(true);
-      throw ProviderException.unknownOutcome("[" + ProviderErrorKind.NO_RESPONSE.code() + "] "
-          + name + ": no response within the first-byte timeout", e);
+      response = client.send(built, handler);
+    } catch (IOException e) {
+      throw ProviderErrors.fromSendFailure(name, e);
     } catch (InterruptedException e) {
-      future.cancel(true);
+      // The client has cancelled the exchange.
       Thread.currentThread().interrupt();
       throw ProviderErrors.interrupted(name, "interrupted while waiting for the response", e);
+    } catch (IllegalArgumentException | SecurityException e) {
+      throw ProviderException.notSent("[" + ProviderErrorKind.NOT_SENT.code() + "] " + name
+          + ": the request could not be sent (" + e.getClass().getSimpleName() + ")", e);
     }
-    return new Response(response.statusCode(), response.headers(), subscriber, deadline);
+    HttpResponse.BodySubscriber<byte[]> body = handler.body;
+    if (body instanceof StreamBody s) {
+      return new Response(response.statusCode(), response.headers(), null, s, deadline);
+    }
+    if (!(body instanceof WholeBody whole)) {
+      // Not expected: the client calls the handler before it completes a response.
+      throw ProviderErrors.interrupted(name, "the client completed a response without a body",
+          null);
+    }
+    return new Response(response.statusCode(), response.headers(), awaitWhole(whole, deadline),
+        null, deadline);
+  }
+
+  /**
+   * Waits for a whole body, usually complete already or within one wait. An error body that
+   * breaks off or stalls keeps what arrived: the status already says what happened.
+   */
+  private byte[] awaitWhole(WholeBody body, long deadline) {
+    long betweenChunks = timeouts.betweenChunks().toNanos();
+    while (true) {
+      long now = System.nanoTime();
+      long silentUntil = body.lastDataNanos() + betweenChunks;
+      if (now - deadline >= 0 || now - silentUntil >= 0) {
+        body.cancel();
+        if (body.error) {
+          return body.partial();
+        }
+        throw ProviderErrors.interrupted(name, now - deadline >= 0
+            ? "the attempt's total time ran out" : "no data within the between-chunk timeout",
+            null);
+      }
+      try {
+        // Data arriving during the wait moves the silence deadline; it is checked again when
+        // the wait ends.
+        return body.result.get((deadline - silentUntil < 0 ? deadline : silentUntil) - now,
+            TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        // Checked at the top.
+      } catch (ExecutionException e) {
+        if (body.error) {
+          return body.partial();
+        }
+        if (body.tooLarge) {
+          throw ProviderErrors.undecodable(name, "the response exceeds " + maxBody + " bytes",
+              e.getCause());
+        }
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        throw ProviderErrors.interrupted(name, "the response body broke off ("
+            + cause.getClass().getSimpleName() + ")", cause);
+      } catch (InterruptedException e) {
+        body.cancel();
+        Thread.currentThread().interrupt();
+        throw ProviderErrors.interrupted(name, "interrupted while reading the response", e);
+      }
+    }
   }
 
   private long remainingNanos(ProviderCall call) {
@@ -127,52 +223,35 @@ final class ProviderTransport {
     return left.isNegative() ? 0 : left.toNanos();
   }
 
-  /** Reads a whole body. */
-  byte[] readAll(Response response, boolean errorBody) {
-    int limit = errorBody ? MAX_ERROR_BODY : MAX_BODY;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try {
-      List<ByteBuffer> buffers;
-      while ((buffers = next(response)) != null) {
-        for (ByteBuffer b : buffers) {
-          int n = Math.min(b.remaining(), limit - out.size());
-          if (n < b.remaining() && !errorBody) {
-            response.body.cancel();
-            throw ProviderErrors.undecodable(name, "the response exceeds " + MAX_BODY
-                + " bytes", null);
-          }
-          byte[] chunk = new byte[n];
-          b.get(chunk);
-          out.write(chunk, 0, n);
-        }
-        if (errorBody && out.size() >= limit) {
-          response.body.cancel();
-          break;
-        }
-      }
-    } catch (ProviderException e) {
-      if (errorBody) {
-        // The status already says what happened; a broken error body only loses the detail.
-        return out.toByteArray();
-      }
-      throw e;
-    }
-    return out.toByteArray();
-  }
-
   /**
-   * Feeds the body to a consumer until it ends or {@code stop} says so (the caller cancelled),
-   * then cancels the rest.
+   * Feeds a stream's body to a consumer until it ends or {@code stop} says so. When stopped
+   * and {@code finished} says the protocol's own end was seen ({@code [DONE]},
+   * {@code message_stop}), what is left of the body, usually just the last chunk of the chunked
+   * encoding, is read and dropped for up to {@link #DRAIN_NANOS} and {@link #MAX_DRAIN} bytes,
+   * so that the connection goes back to the pool (OkHttp drains for the same 100 ms); a body
+   * that goes on longer is cancelled, which closes its connection. Otherwise (the caller
+   * cancelled, or the stream failed) the body is cancelled at once. A consumer that throws
+   * cancels the body.
    *
    * @return true when the body ended, false when stopped
    */
-  boolean stream(Response response, Consumer<ByteBuffer> consumer, BooleanSupplier stop) {
+  boolean stream(Response response, Consumer<ByteBuffer> consumer, BooleanSupplier stop,
+      BooleanSupplier finished) {
     List<ByteBuffer> buffers;
     while ((buffers = next(response)) != null) {
       for (ByteBuffer b : buffers) {
-        consumer.accept(b);
+        try {
+          consumer.accept(b);
+        } catch (RuntimeException e) {
+          response.cancel();
+          throw e;
+        }
         if (stop.getAsBoolean()) {
-          response.body.cancel();
+          if (finished.getAsBoolean()) {
+            drain(response);
+          } else {
+            response.cancel();
+          }
           return false;
         }
       }
@@ -180,43 +259,121 @@ final class ProviderTransport {
     return true;
   }
 
+  private static void drain(Response response) {
+    StreamBody body = response.stream;
+    long until = Math.min(System.nanoTime() + DRAIN_NANOS, response.deadlineNanos);
+    long dropped = 0;
+    try {
+      List<ByteBuffer> buffers;
+      while ((buffers = body.next(Math.max(0, until - System.nanoTime()))) != null) {
+        for (ByteBuffer b : buffers) {
+          dropped += b.remaining();
+        }
+        if (dropped > MAX_DRAIN) {
+          body.cancel();
+          return;
+        }
+      }
+    } catch (InterruptedException e) {
+      body.cancel();
+      Thread.currentThread().interrupt();
+    } catch (Throwable e) {
+      // Timed out or broke off after the protocol's end: the answer is complete regardless.
+      body.cancel();
+    }
+  }
+
   private List<ByteBuffer> next(Response response) {
+    StreamBody body = response.stream;
     long left = response.deadlineNanos - System.nanoTime();
     if (left <= 0) {
-      response.body.cancel();
+      body.cancel();
       throw ProviderErrors.interrupted(name, "the attempt's total time ran out", null);
     }
     long wait = Math.min(left, timeouts.betweenChunks().toNanos());
     try {
-      return response.body.next(wait);
+      return body.next(wait);
     } catch (TimeoutException e) {
-      response.body.cancel();
+      body.cancel();
       throw ProviderErrors.interrupted(name, wait == left ? "the attempt's total time ran out"
           : "no data within the between-chunk timeout", e);
     } catch (InterruptedException e) {
-      response.body.cancel();
+      body.cancel();
       Thread.currentThread().interrupt();
       throw ProviderErrors.interrupted(name, "interrupted while reading the response", e);
     } catch (Throwable e) {
-      response.body.cancel();
+      body.cancel();
       throw ProviderErrors.interrupted(name, "the response body broke off ("
           + e.getClass().getSimpleName() + ")", e);
     }
   }
 
   /**
-   * A body subscriber the reading thread pulls from. It requests one buffer list at a time,
-   * only after the previous one was taken, so nothing piles up for a slow reader.
+   * Picks the body subscriber once the headers are in: a stream for a success answer to a
+   * streamed request, a whole body otherwise.
    */
-  static final class PullingSubscriber implements HttpResponse.BodySubscriber<Void> {
-    private static final Object END = new Object();
-    private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
-    private volatile Flow.Subscription subscription;
-    private volatile boolean cancelled;
-    private boolean ended;
+  private static final class Handler implements HttpResponse.BodyHandler<byte[]> {
+    private static final long PRESIZE_LIMIT = 1024 * 1024;
+    private final boolean stream;
+    private final int maxBody;
+    volatile HttpResponse.BodySubscriber<byte[]> body;
+
+    Handler(boolean stream, int maxBody) {
+      this.stream = stream;
+      this.maxBody = maxBody;
+    }
 
     @Override
-    public CompletionStage<Void> getBody() {
+    public HttpResponse.BodySubscriber<byte[]> apply(HttpResponse.ResponseInfo info) {
+      boolean error = info.statusCode() >= 300;
+      if (stream && !error) {
+        StreamBody sb = new StreamBody();
+        body = sb;
+        return sb;
+      }
+      int cap = error ? MAX_ERROR_BODY : maxBody;
+      long length;
+      try {
+        length = info.headers().firstValueAsLong("content-length").orElse(0);
+      } catch (NumberFormatException e) {
+        length = 0;
+      }
+      // Sized from the announced length when there is one (so the array is filled exactly and
+      // handed over without a copy), but never beyond the cap or 1 MiB up front.
+      WholeBody wb = new WholeBody(error, cap, (int) Math.max(0, Math.min(length,
+          Math.min(cap, PRESIZE_LIMIT))));
+      body = wb;
+      return wb;
+    }
+  }
+
+  /**
+   * Gathers a whole body on the client's threads and completes once. A success body over the
+   * cap is refused (the exchange is cancelled); an error body is cut at the cap and completes
+   * with what it has. Requests everything at once: the cap bounds the memory.
+   */
+  static final class WholeBody implements HttpResponse.BodySubscriber<byte[]> {
+    final boolean error;
+    /** Set when a success body went over the cap. */
+    volatile boolean tooLarge;
+    private final int cap;
+    final CompletableFuture<byte[]> result = new CompletableFuture<>();
+    private volatile Flow.Subscription subscription;
+    private volatile boolean cancelled;
+    private volatile long lastDataNanos = System.nanoTime();
+    /** Guarded by this: onNext runs on the client's threads, partial() on the caller's. */
+    private byte[] bytes;
+    private int size;
+
+    WholeBody(boolean error, int cap, int expected) {
+      this.error = error;
+      this.cap = cap;
+      this.bytes = new byte[expected];
+    }
+
+    /** Complete at once, so that the client's send returns with the headers. */
+    @Override
+    public CompletionStage<byte[]> getBody() {
       return CompletableFuture.completedFuture(null);
     }
 
@@ -226,7 +383,110 @@ final class ProviderTransport {
       if (cancelled) {
         s.cancel();
       } else {
-        s.request(1);
+        s.request(Long.MAX_VALUE);
+      }
+    }
+
+    @Override
+    public void onNext(List<ByteBuffer> item) {
+      lastDataNanos = System.nanoTime();
+      if (result.isDone()) {
+        return;
+      }
+      // Set when a success body goes over the cap, or an error body reaches it.
+      boolean stop = false;
+      synchronized (this) {
+        for (ByteBuffer b : item) {
+          int n = b.remaining();
+          if (n > cap - size) {
+            if (!error) {
+              stop = true;
+              break;
+            }
+            n = cap - size;
+          }
+          if (size + n > bytes.length) {
+            bytes = Arrays.copyOf(bytes, Math.min(cap, Math.max(size + n, 2 * bytes.length)));
+          }
+          b.get(bytes, size, n);
+          size += n;
+          if (error && size == cap) {
+            stop = true;
+            break;
+          }
+        }
+      }
+      if (stop) {
+        if (error) {
+          result.complete(partial());
+        } else {
+          tooLarge = true;
+          result.completeExceptionally(new IOException("body over " + cap + " bytes"));
+        }
+        cancel();
+      }
+    }
+
+    @Override
+    public void onError(Throwable throwable) {
+      if (error) {
+        // The status already says what happened; a broken error body only loses the detail.
+        result.complete(partial());
+      } else {
+        result.completeExceptionally(throwable);
+      }
+    }
+
+    @Override
+    public void onComplete() {
+      result.complete(partial());
+    }
+
+    /** The {@link System#nanoTime} of the headers or of the last data, whichever is later. */
+    long lastDataNanos() {
+      return lastDataNanos;
+    }
+
+    synchronized byte[] partial() {
+      return size == bytes.length ? bytes : Arrays.copyOf(bytes, size);
+    }
+
+    void cancel() {
+      cancelled = true;
+      Flow.Subscription s = subscription;
+      if (s != null) {
+        s.cancel();
+      }
+    }
+  }
+
+  /**
+   * A stream's body, pulled by the reading thread. The client may deliver up to
+   * {@link #STREAM_WINDOW} buffer lists ahead of the reader; each time the reader has taken
+   * half of them, as many more are requested.
+   */
+  static final class StreamBody implements HttpResponse.BodySubscriber<byte[]> {
+    private static final Object END = new Object();
+    private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+    private volatile Flow.Subscription subscription;
+    private volatile boolean cancelled;
+    /** Reader thread only. */
+    private boolean ended;
+    /** Reader thread only: lists taken since demand was last topped up. */
+    private int taken;
+
+    @Override
+    public CompletionStage<byte[]> getBody() {
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription s) {
+      subscription = Objects.requireNonNull(s, "subscription");
+      if (cancelled) {
+        s.cancel();
+      } else {
+        s.request(STREAM_WINDOW);
       }
     }
 
@@ -256,7 +516,10 @@ final class ProviderTransport {
       if (ended) {
         return null;
       }
-      Object item = queue.poll(waitNanos, TimeUnit.NANOSECONDS);
+      Object item = queue.poll();
+      if (item == null) {
+        item = queue.poll(waitNanos, TimeUnit.NANOSECONDS);
+      }
       if (item == null) {
         throw new TimeoutException();
       }
@@ -268,9 +531,12 @@ final class ProviderTransport {
         ended = true;
         throw t;
       }
-      Flow.Subscription s = subscription;
-      if (s != null) {
-        s.request(1);
+      if (++taken >= STREAM_WINDOW / 2) {
+        Flow.Subscription s = subscription;
+        if (s != null) {
+          s.request(taken);
+        }
+        taken = 0;
       }
       return (List<ByteBuffer>) item;
     }

@@ -167,4 +167,23 @@ class AnthropicProviderTest {
     assertThat(failure.billing()).isEqualTo(io.pointsman.spi.ProviderException.Billing.UNKNOWN);
     assertThat(ProviderErrorKind.of(failure)).isEqualTo(ProviderErrorKind.INTERRUPTED);
   }
+
+  @Test
+  void reusesOneConnectionAcrossStreamsThatEndWithMessageStop() {
+    server.respondWith(r -> FixtureResponse.sse(List.of(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\","
+            + "\"usage\":{\"input_tokens\":2,\"output_tokens\":1}}}\n\n",
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+            + "\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n",
+        "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+            + "\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n",
+        "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")));
+    var req = request(CONVERSATION).toBuilder().stream(true).build();
+    for (int i = 0; i < 5; i++) {
+      RecordingSink sink = new RecordingSink();
+      provider.stream(call("anthropic", "claude-x", req), sink);
+      assertThat(sink.text()).isEqualTo("hi");
+    }
+    assertThat(server.connectionsAccepted()).isEqualTo(1);
+  }
 }

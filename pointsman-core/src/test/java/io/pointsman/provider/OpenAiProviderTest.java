@@ -161,4 +161,62 @@ class OpenAiProviderTest {
     assertThat(server.requests()).hasSize(5);
     assertThat(server.connectionsAccepted()).isEqualTo(1);
   }
+
+  @Test
+  void reusesOneConnectionAcrossStreamsThatEndWithDone() {
+    server.respondWith(r -> FixtureResponse.sse(List.of(
+        "data: {\"id\":\"s\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+            + "\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},"
+            + "\"finish_reason\":\"stop\"}]}\n\n",
+        "data: [DONE]\n\n")));
+    for (int i = 0; i < 5; i++) {
+      Fixtures.RecordingSink sink = new Fixtures.RecordingSink();
+      provider.stream(call("openai", "m", request("{\"model\":\"m\",\"stream\":true,"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")), sink);
+      assertThat(sink.text()).isEqualTo("hi");
+    }
+    assertThat(server.requests()).hasSize(5);
+    assertThat(server.connectionsAccepted()).isEqualTo(1);
+  }
+
+  private static String contentFrame(String text) {
+    return "data: {\"id\":\"s\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+        + "\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + text
+        + "\"}}]}\n\n";
+  }
+
+  @Test
+  void aStreamTheCallerCancelsClosesItsConnection() {
+    List<String> frames = new java.util.ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      frames.add(contentFrame("w"));
+    }
+    server.enqueue(FixtureResponse.sse(frames).frameDelay(java.time.Duration.ofMillis(20)));
+    server.enqueue(FixtureResponse.sse(List.of(contentFrame("x"), "data: [DONE]\n\n")));
+    String streamed = "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":"
+        + "\"user\",\"content\":\"hi\"}]}";
+    RecordingSink cancelling = new RecordingSink(2);
+    ProviderReply cancelled = provider.stream(call("openai", "m", request(streamed)), cancelling);
+    assertThat(cancelling.chunks).hasSize(2);
+    assertThat(cancelled.usage()).isNull();
+    RecordingSink next = new RecordingSink();
+    provider.stream(call("openai", "m", request(streamed)), next);
+    assertThat(next.text()).isEqualTo("x");
+    assertThat(server.connectionsAccepted()).isEqualTo(2);
+  }
+
+  @Test
+  void dataAfterDoneIsIgnored() {
+    List<String> frames = new java.util.ArrayList<>();
+    frames.add(contentFrame("a"));
+    frames.add("data: [DONE]\n\n");
+    for (int i = 0; i < 2_000; i++) {
+      frames.add(contentFrame("late"));
+    }
+    server.enqueue(FixtureResponse.sse(frames));
+    RecordingSink sink = new RecordingSink();
+    provider.stream(call("openai", "m", request("{\"model\":\"m\",\"stream\":true,"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")), sink);
+    assertThat(sink.text()).isEqualTo("a");
+  }
 }

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 
@@ -55,7 +56,6 @@ public final class DeploymentRouter implements Router {
   private final Cooldown cooldown;
   private final Clock clock;
   private final RandomGenerator random;
-  private final int maxPerModel;
 
   private DeploymentRouter(Builder b) {
     Map<String, List<DeploymentState>> models = new LinkedHashMap<>();
@@ -67,14 +67,11 @@ public final class DeploymentRouter implements Router {
       ids.put(d.id(), s);
     }
     Map<String, DeploymentState[]> arrays = new HashMap<>();
-    int max = 1;
     for (Map.Entry<String, List<DeploymentState>> e : models.entrySet()) {
       arrays.put(e.getKey(), e.getValue().toArray(new DeploymentState[0]));
-      max = Math.max(max, e.getValue().size());
     }
     this.byModel = Map.copyOf(arrays);
     this.byId = Map.copyOf(ids);
-    this.maxPerModel = max;
     Map<String, List<String>> c = new HashMap<>();
     b.fallbacks.forEach((k, v) -> c.put(k, List.copyOf(v)));
     this.chains = Map.copyOf(c);
@@ -122,24 +119,32 @@ public final class DeploymentRouter implements Router {
     List<String> chain = chains.get(model);
     long tokens = context.model().inputTokens() + context.model().maxOutputTokens();
     RandomGenerator r = random != null ? random : ThreadLocalRandom.current();
-    DeploymentState[] scratch = new DeploymentState[maxPerModel];
+    // One clock read per selection, not one per deployment: at 128 deployments the reads
+    // were most of the cost.
+    long now = clock.nanoTime();
+    long minute = DeploymentState.minuteOf(now);
+    Set<String> failed = context.failed();
     // First pass: deployments that have not failed in this call, down the whole chain. Only
     // when none is left does a retry go back to one that failed.
     for (int pass = 0; pass < 2; pass++) {
-      boolean allowFailed = pass == 1;
-      Deployment d = selectIn(model, context, tokens, allowFailed, scratch, r);
+      Set<String> skip = pass == 0 ? failed : Set.of();
+      Deployment d = selectIn(model, context, tokens, skip, now, minute, r);
       if (d != null) {
         return d;
       }
       if (chain != null) {
         for (String fallback : chain) {
           if (fits(fallback, context)) {
-            d = selectIn(fallback, context, tokens, allowFailed, scratch, r);
+            d = selectIn(fallback, context, tokens, skip, now, minute, r);
             if (d != null) {
               return d;
             }
           }
         }
+      }
+      if (failed.isEmpty()) {
+        // The second pass would see exactly what the first saw.
+        break;
       }
     }
     throw PointsmanException.denied(Status.UNAVAILABLE, Stages.ROUTER_SELECT, null,
@@ -148,21 +153,33 @@ public final class DeploymentRouter implements Router {
   }
 
   private Deployment selectIn(String model, RouteContext context, long tokens,
-      boolean allowFailed, DeploymentState[] scratch, RandomGenerator r) {
+      Set<String> skip, long now, long minute, RandomGenerator r) {
     DeploymentState[] states = byModel.get(model);
     if (states == null) {
       return null;
     }
+    boolean skipSome = !skip.isEmpty();
+    // The strategy gets the model's own array (read-only by contract) while every deployment is
+    // eligible, the common case; a copy is made only when some are filtered out.
+    DeploymentState[] candidates = states;
     int n = 0;
-    for (DeploymentState s : states) {
-      if ((allowFailed || !context.failed().contains(s.spec().id()))
-          && s.eligible(clock, tokens)) {
-        scratch[n++] = s;
+    for (int i = 0; i < states.length; i++) {
+      DeploymentState s = states[i];
+      boolean ok = (!skipSome || !skip.contains(s.spec().id()))
+          && s.eligible(now, minute, tokens);
+      if (ok) {
+        if (candidates != states) {
+          candidates[n] = s;
+        }
+        n++;
+      } else if (candidates == states) {
+        candidates = new DeploymentState[states.length];
+        System.arraycopy(states, 0, candidates, 0, n);
       }
     }
     while (n > 0) {
-      int i = strategy.choose(scratch, n, context, r);
-      DeploymentState s = scratch[i];
+      int i = strategy.choose(candidates, n, context, r);
+      DeploymentState s = candidates[i];
       if (s.acquire(tokens)) {
         Deployment d = s.spec().deployment();
         if (!model.equals(context.model().name())) {
@@ -171,7 +188,10 @@ public final class DeploymentRouter implements Router {
         return d;
       }
       // Another call took the half-open probe slot: choose among the rest.
-      scratch[i] = scratch[--n];
+      if (candidates == states) {
+        candidates = states.clone();
+      }
+      candidates[i] = candidates[--n];
     }
     return null;
   }

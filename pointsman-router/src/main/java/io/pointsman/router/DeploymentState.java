@@ -1,6 +1,7 @@
 package io.pointsman.router;
 
 import io.pointsman.Clock;
+import io.pointsman.catalog.Price;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,6 +27,12 @@ public final class DeploymentState {
 
   private final RoutedDeployment spec;
   private final int index;
+  /** The share of the RPM cap one request takes, 0 without a cap (a product beats a division). */
+  private final double perRequest;
+  /** The share of the TPM cap one token takes, 0 without a cap. */
+  private final double perToken;
+  /** Input plus output price per million tokens of the override, -1 without one. */
+  private final long overrideCost;
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile double latencyEwmaNanos;
   private final ReentrantLock lock = new ReentrantLock();
@@ -41,6 +48,10 @@ public final class DeploymentState {
   DeploymentState(RoutedDeployment spec, int index) {
     this.spec = spec;
     this.index = index;
+    this.perRequest = spec.rpmLimit() > 0 ? 1.0 / spec.rpmLimit() : 0;
+    this.perToken = spec.tpmLimit() > 0 ? 1.0 / spec.tpmLimit() : 0;
+    Price p = spec.deployment().priceOverride();
+    this.overrideCost = p == null ? -1 : p.inputPerMillion() + p.outputPerMillion();
   }
 
   /**
@@ -89,21 +100,40 @@ public final class DeploymentState {
    * @return 1 without caps, down to 0 when a cap is reached
    */
   public double headroom() {
+    // Plain comparisons rather than Math.min/max: no NaN or signed zero can occur here, and
+    // usage-headroom selection calls this for every candidate.
     double h = 1.0;
-    if (spec.rpmLimit() > 0) {
-      h = Math.min(h, 1.0 - (double) requestsThisMinute.get() / spec.rpmLimit());
+    if (perRequest > 0) {
+      double r = 1.0 - requestsThisMinute.get() * perRequest;
+      if (r < h) {
+        h = r;
+      }
     }
-    if (spec.tpmLimit() > 0) {
-      h = Math.min(h, 1.0 - (double) tokensThisMinute.get() / spec.tpmLimit());
+    if (perToken > 0) {
+      double t = 1.0 - tokensThisMinute.get() * perToken;
+      if (t < h) {
+        h = t;
+      }
     }
-    return Math.max(0, h);
+    return h > 0 ? h : 0;
   }
 
-  /** Whether selection may consider this deployment now; moves OPEN to HALF_OPEN when due. */
-  boolean eligible(Clock clock, long tokens) {
+  /** Input plus output price per million tokens of the price override, -1 without one. */
+  long overrideCost() {
+    return overrideCost;
+  }
+
+  /**
+   * Whether selection may consider this deployment now; moves OPEN to HALF_OPEN when due. The
+   * caller reads the clock once per selection rather than once per deployment.
+   *
+   * @param now the clock's nano time
+   * @param currentMinute {@link #minuteOf(long) minuteOf(now)}
+   * @param tokens the call's token bound
+   */
+  boolean eligible(long now, long currentMinute, long tokens) {
     Health h = health;
     if (h != Health.CLOSED) {
-      long now = clock.nanoTime();
       if (h == Health.OPEN) {
         if (now - openUntilNanos < 0) {
           return false;
@@ -125,7 +155,7 @@ public final class DeploymentState {
         return false;
       }
     }
-    rollMinute(clock);
+    rollMinute(currentMinute);
     if (spec.rpmLimit() > 0 && requestsThisMinute.get() >= spec.rpmLimit()) {
       return false;
     }
@@ -189,8 +219,11 @@ public final class DeploymentState {
     openUntilNanos = clock.nanoTime() + period.toNanos();
   }
 
-  private void rollMinute(Clock clock) {
-    long m = Math.floorDiv(clock.nanoTime(), 60_000_000_000L);
+  static long minuteOf(long nanoTime) {
+    return Math.floorDiv(nanoTime, 60_000_000_000L);
+  }
+
+  private void rollMinute(long m) {
     long seen = minute.get();
     if (seen != m && minute.compareAndSet(seen, m)) {
       requestsThisMinute.set(0);

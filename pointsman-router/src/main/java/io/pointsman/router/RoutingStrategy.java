@@ -1,5 +1,6 @@
 package io.pointsman.router;
 
+import io.pointsman.Clock;
 import io.pointsman.catalog.Price;
 import io.pointsman.spi.RouteContext;
 import java.time.Duration;
@@ -16,7 +17,8 @@ public interface RoutingStrategy {
   /**
    * Chooses a candidate.
    *
-   * @param candidates the eligible deployments in {@code [0, count)}; never empty
+   * @param candidates the eligible deployments in {@code [0, count)}; never empty. Read-only:
+   *     it may be the router's own array, so a strategy must not write into it
    * @param count how many entries are valid
    * @param context the call and attempt
    * @param random the random source for this call
@@ -63,7 +65,7 @@ public interface RoutingStrategy {
    */
   static RoutingStrategy leastBusy() {
     return (c, n, ctx, random) -> {
-      int best = -1;
+      int best = 0;
       int bestLoad = Integer.MAX_VALUE;
       int ties = 0;
       for (int i = 0; i < n; i++) {
@@ -72,9 +74,19 @@ public interface RoutingStrategy {
           best = i;
           bestLoad = load;
           ties = 1;
-        } else if (load == bestLoad && random.nextInt(++ties) == 0) {
-          // Reservoir sampling over the tied candidates keeps the choice uniform.
-          best = i;
+        } else if (load == bestLoad) {
+          ties++;
+        }
+      }
+      if (ties == 1) {
+        return best;
+      }
+      // One draw among the tied candidates, then a second walk to find it: cheaper than a
+      // draw per tie. Loads that changed meanwhile leave the first least-loaded one.
+      int pick = random.nextInt(ties);
+      for (int i = 0; i < n; i++) {
+        if (c[i].inFlight() == bestLoad && pick-- == 0) {
+          return i;
         }
       }
       return best;
@@ -117,13 +129,18 @@ public interface RoutingStrategy {
     return (c, n, ctx, random) -> {
       int best = 0;
       long bestCost = Long.MAX_VALUE;
+      long modelCost = 0;
+      boolean modelCostKnown = false;
       for (int i = 0; i < n; i++) {
-        Price p = c[i].spec().deployment().priceOverride();
-        if (p == null) {
-          p = ctx.model().spec().price();
+        long cost = c[i].overrideCost();
+        if (cost < 0) {
+          if (!modelCostKnown) {
+            Price p = ctx.model().spec().price();
+            modelCost = p == null ? Long.MAX_VALUE - 1 : p.inputPerMillion() + p.outputPerMillion();
+            modelCostKnown = true;
+          }
+          cost = modelCost;
         }
-        long cost = p == null ? Long.MAX_VALUE - 1
-            : p.inputPerMillion() + p.outputPerMillion();
         if (cost < bestCost) {
           best = i;
           bestCost = cost;
@@ -156,15 +173,39 @@ public interface RoutingStrategy {
   /**
    * Adaptive: Thompson sampling. Each deployment has a Beta posterior over "the attempt
    * succeeded within {@code latencyTarget}"; selection draws from each candidate's posterior in
-   * the last published snapshot and takes the highest draw. Outcomes are queued and folded into
-   * a new snapshot on {@code updates}, off the request path.
+   * the last published snapshot and takes the highest draw. An outcome only increments
+   * counters; a new snapshot is built from them on {@code updates}, off the request path, at
+   * most once per millisecond (see {@link #adaptive(Duration, Executor, Duration, Clock)}).
    *
    * @param latencyTarget the latency under which a success counts as good
-   * @param updates where posterior updates run (a direct executor makes them synchronous)
+   * @param updates where snapshots are built (a direct executor builds them in the calling
+   *     thread)
    * @return the strategy
    * @throws NullPointerException if an argument is null
    */
   static RoutingStrategy adaptive(Duration latencyTarget, Executor updates) {
-    return new ThompsonStrategy(latencyTarget, updates);
+    return adaptive(latencyTarget, updates, Duration.ofMillis(1), Clock.system());
+  }
+
+  /**
+   * Adaptive, as {@link #adaptive(Duration, Executor)}, with the snapshot's refresh interval
+   * spelled out. An outcome that arrives {@code refreshAfter} or more after the last snapshot
+   * was built has a new one built; at most one build is pending at a time. So there is at most
+   * one build per {@code refreshAfter} at any call rate, and at low rates every outcome is
+   * learnt before the next selection. Each candidate's draw comes from the normal distribution
+   * with its Beta posterior's mean and variance (one standard normal draw per candidate).
+   *
+   * @param latencyTarget the latency under which a success counts as good
+   * @param updates where snapshots are built (a direct executor builds them in the calling
+   *     thread)
+   * @param refreshAfter the least time between two builds, positive
+   * @param clock the clock {@code refreshAfter} is measured on
+   * @return the strategy
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if refreshAfter is not positive
+   */
+  static RoutingStrategy adaptive(Duration latencyTarget, Executor updates,
+      Duration refreshAfter, Clock clock) {
+    return new ThompsonStrategy(latencyTarget, updates, refreshAfter, clock);
   }
 }

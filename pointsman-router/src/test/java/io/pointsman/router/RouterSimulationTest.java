@@ -112,15 +112,22 @@ class RouterSimulationTest {
         org.assertj.core.data.Offset.offset(0.05));
   }
 
-  @Test
-  void adaptiveConvergesToTheBestArmWithin1000Trials() {
+  /**
+   * Three arms succeeding 50, 70 and 90 % of the time, one outcome per trial, trials arriving
+   * {@code perSecond} per second on the fake clock, with the default 1 ms refresh interval: a
+   * snapshot is built after every trial at 1,000 per second, after every 100 at 100,000.
+   *
+   * @return how many of trials 1000 to 1999 went to the best arm
+   */
+  private static int adaptiveBestArmPicks(int perSecond, long seed, long worldSeed) {
     FakeClock clock = new FakeClock(Instant.EPOCH);
-    DeploymentRouter r = router(RoutingStrategy.adaptive(Duration.ofSeconds(1), Runnable::run),
-        clock, 11, Deployment.of("p50", "p", "m"), Deployment.of("p70", "p", "m"),
-        Deployment.of("p90", "p", "m"));
+    DeploymentRouter r = router(RoutingStrategy.adaptive(Duration.ofSeconds(1), Runnable::run,
+        Duration.ofMillis(1), clock), clock, seed, Deployment.of("p50", "p", "m"),
+        Deployment.of("p70", "p", "m"), Deployment.of("p90", "p", "m"));
     Map<String, Double> success = Map.of("p50", 0.5, "p70", 0.7, "p90", 0.9);
-    SplittableRandom world = new SplittableRandom(12);
+    SplittableRandom world = new SplittableRandom(worldSeed);
     RouteContext ctx = context(Set.of());
+    Duration between = Duration.ofSeconds(1).dividedBy(perSecond);
     int bestLate = 0;
     for (int trial = 0; trial < 2_000; trial++) {
       Deployment d = r.select(ctx);
@@ -130,9 +137,26 @@ class RouterSimulationTest {
       if (trial >= 1_000 && d.id().equals("p90")) {
         bestLate++;
       }
+      clock.advance(between);
     }
-    System.out.println("adaptive: best arm took " + bestLate + " of trials 1000..1999");
-    assertThat(bestLate).isGreaterThan(900);
+    return bestLate;
+  }
+
+  @Test
+  void adaptiveConvergesToTheBestArmWithin1000Trials() {
+    for (int perSecond : new int[] {1_000, 10_000, 100_000}) {
+      int bestLate = adaptiveBestArmPicks(perSecond, 11, 12);
+      int[] seeds = new int[100];
+      for (int i = 0; i < seeds.length; i++) {
+        seeds[i] = adaptiveBestArmPicks(perSecond, 1_000 + i, 2_000 + i);
+      }
+      java.util.Arrays.sort(seeds);
+      System.out.println("adaptive, " + perSecond + " trials/s: best arm took " + bestLate
+          + " of trials 1000..1999; over 100 other seeds min " + seeds[0] + ", median "
+          + seeds[50]);
+      assertThat(bestLate).as(perSecond + " trials/s").isGreaterThan(900);
+      assertThat(seeds[0]).as(perSecond + " trials/s, every seed").isGreaterThan(900);
+    }
   }
 
   static List<Supplier<RoutingStrategy>> allStrategies() {
