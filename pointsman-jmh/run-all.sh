@@ -25,6 +25,8 @@ run cache index VectorIndexBenchmark
 run router select RouterSelectBenchmark
 run provider sse-parse SseParseBenchmark
 run provider adapter-overhead AdapterOverheadBenchmark
+java -cp "$JAR" io.pointsman.jmh.provider.AdapterInterleaved \
+  | tee pointsman-jmh/results/provider/adapter-interleaved-run1.txt
 run ledger settlement SettlementBenchmark
 for t in 1 8 64 128; do run journal "journal-t$t-thrpt" JournalAppendBenchmark -t "$t" -bm thrpt; done
 run journal journal-t1-sample JournalAppendBenchmark -t 1 -bm sample
