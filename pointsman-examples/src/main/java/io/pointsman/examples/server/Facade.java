@@ -182,6 +182,9 @@ public final class Facade implements AutoCloseable {
         if (k.org() != null) {
           kb.org(k.org());
         }
+        if (!k.models().isEmpty()) {
+          kb.models(io.pointsman.spi.Grant.only(k.models().toArray(String[]::new)));
+        }
         keys.addKey(k.key(), kb.build());
       }
 

@@ -264,8 +264,9 @@ public record FacadeConfig(
    * @param id the key's id (what the ledger records; never the key itself)
    * @param team the team, or null
    * @param org the organisation, or null
+   * @param models the models the key may use, or null (or empty) for every model
    */
-  public record KeyEntry(String key, String id, String team, String org) {
+  public record KeyEntry(String key, String id, String team, String org, List<String> models) {
     /**
      * Validates the fields.
      *
@@ -274,6 +275,19 @@ public record FacadeConfig(
     public KeyEntry {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(id, "key id");
+      models = models == null ? List.of() : List.copyOf(models);
+    }
+
+    /**
+     * A key allowed every model.
+     *
+     * @param key the key
+     * @param id the key's id
+     * @param team the team, or null
+     * @param org the organisation, or null
+     */
+    public KeyEntry(String key, String id, String team, String org) {
+      this(key, id, team, org, null);
     }
 
     @Override

@@ -339,10 +339,13 @@ public final class FacadeServer implements AutoCloseable {
             "missing Authorization: Bearer <virtual key>");
         return;
       }
-      facade.authenticate(key);
+      io.pointsman.spi.Identity identity = facade.authenticate(key);
       ObjectNode list = Json.mapper().createObjectNode().put("object", "list");
       ArrayNode data = list.putArray("data");
       for (ModelSpec m : facade.models().models()) {
+        if (!identity.allows(m.name(), java.util.Set.copyOf(m.aliases()))) {
+          continue;
+        }
         data.addObject().put("id", m.name()).put("object", "model").put("created", 0)
             .put("owned_by", "pointsman");
       }

@@ -207,6 +207,27 @@ class FacadeServerTest {
   }
 
   @Test
+  void modelsListOnlyWhatTheKeyMayUse() throws Exception {
+    server.close();
+    String narrow = VirtualKeys.generate();
+    FacadeConfig config = new FacadeConfig(0, dir.resolve("journal2").toString(), db.jdbcUrl(),
+        null, null, null, null, ADMIN, 0, 5, null,
+        List.of(new FacadeConfig.ModelEntry("gpt-4o-mini", List.of(), 150_000, 600_000, 75_000,
+            0, 0), new FacadeConfig.ModelEntry("gpt-4o", List.of(), 2_500_000, 10_000_000,
+            1_250_000, 0, 0)),
+        List.of(new FacadeConfig.KeyEntry(narrow, "key-narrow", "t", "o", List.of("gpt-4o")),
+            new FacadeConfig.KeyEntry(key, "key-app", "checkout", "acme")),
+        List.of());
+    server = FacadeServer.start(Facade.open(config));
+    assertThat(Json.mapper().readTree(get("/v1/models", narrow).body()).path("data"))
+        .extracting(n -> n.path("id").asText()).containsExactly("gpt-4o");
+    assertThat(Json.mapper().readTree(get("/v1/models", key).body()).path("data"))
+        .extracting(n -> n.path("id").asText()).containsExactlyInAnyOrder("gpt-4o", "gpt-4o-mini");
+    assertThat(post("/v1/chat/completions", narrow, chat("x", false)).statusCode())
+        .as("a model the key may not use").isEqualTo(403);
+  }
+
+  @Test
   void modelsNeedAValidKeyAndListTheCatalog() throws Exception {
     assertThat(get("/v1/models", null).statusCode()).isEqualTo(401);
     assertThat(get("/v1/models", "pm-garbage").statusCode()).isEqualTo(401);
