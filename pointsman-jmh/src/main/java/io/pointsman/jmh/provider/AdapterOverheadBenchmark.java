@@ -60,7 +60,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code -wi 2} keeps that time): with 1 s the adapter arms were still getting faster during
  * measurement, and JMH runs each arm in its own fork, one after the other.
  *
- * <p>Run: {@code cd /work/main && mvn -B -q -pl pointsman-jmh -am package -DskipTests && java
+ * <p>Run: (from the repository root) {@code mvn -B -q -pl pointsman-jmh -am package -DskipTests && java
  * -jar pointsman-jmh/target/benchmarks.jar AdapterOverheadBenchmark -wi 2 -i 3 -r 1s -f 1 -rf
  * json -rff pointsman-jmh/results/provider/adapter-overhead.json | tee
  * pointsman-jmh/results/provider/adapter-overhead.txt}

@@ -37,7 +37,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * baselineScanNewlines} only counts line feeds over the same slices: the floor of any
  * line-oriented parser. The parse alone is measured; decoding each event's JSON is not.
  *
- * <p>Run: {@code cd /work/main && mvn -B -q -pl pointsman-jmh -am package -DskipTests && java
+ * <p>Run: (from the repository root) {@code mvn -B -q -pl pointsman-jmh -am package -DskipTests && java
  * -jar pointsman-jmh/target/benchmarks.jar SseParseBenchmark -wi 2 -i 3 -r 1s -f 1 -rf json
  * -rff pointsman-jmh/results/provider/sse-parse.json | tee
  * pointsman-jmh/results/provider/sse-parse.txt}

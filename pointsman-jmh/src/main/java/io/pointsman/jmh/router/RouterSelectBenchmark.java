@@ -47,7 +47,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * production). {@code baselineRandomPick} draws a uniform index into the same deployment array:
  * the floor of any randomized selection.
  *
- * <p>Run: {@code cd /work/main && mvn -B -q -pl pointsman-jmh -am package -DskipTests && java
+ * <p>Run: (from the repository root) {@code mvn -B -q -pl pointsman-jmh -am package -DskipTests && java
  * -jar pointsman-jmh/target/benchmarks.jar RouterSelectBenchmark -wi 2 -i 3 -r 1s -f 1 -rf json
  * -rff pointsman-jmh/results/router/router-select.json | tee
  * pointsman-jmh/results/router/router-select.txt}
