@@ -348,44 +348,74 @@ final class ProviderTransport {
   }
 
   /**
+   * A body subscriber whose {@code getBody} completes at once (so the client's send returns
+   * with the headers and the body is read through the subclass), with an initial demand and
+   * cancellation that also works before the subscription arrives.
+   */
+  abstract static class CancellableBody implements HttpResponse.BodySubscriber<byte[]> {
+    private final long initialDemand;
+    private volatile Flow.Subscription subscription;
+    private volatile boolean cancelled;
+
+    CancellableBody(long initialDemand) {
+      this.initialDemand = initialDemand;
+    }
+
+    @Override
+    public final CompletionStage<byte[]> getBody() {
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public final void onSubscribe(Flow.Subscription s) {
+      subscription = Objects.requireNonNull(s, "subscription");
+      if (cancelled) {
+        s.cancel();
+      } else {
+        s.request(initialDemand);
+      }
+    }
+
+    /** Asks for more; nothing when not subscribed yet. */
+    final void request(long n) {
+      Flow.Subscription s = subscription;
+      if (s != null) {
+        s.request(n);
+      }
+    }
+
+    final void cancel() {
+      cancelled = true;
+      Flow.Subscription s = subscription;
+      if (s != null) {
+        s.cancel();
+      }
+    }
+  }
+
+  /**
    * Gathers a whole body on the client's threads and completes once. A success body over the
    * cap is refused (the exchange is cancelled); an error body is cut at the cap and completes
    * with what it has. Requests everything at once: the cap bounds the memory.
    */
-  static final class WholeBody implements HttpResponse.BodySubscriber<byte[]> {
+  static final class WholeBody extends CancellableBody {
     final boolean error;
     /** Set when a success body went over the cap. */
     volatile boolean tooLarge;
     private final int cap;
     final CompletableFuture<byte[]> result = new CompletableFuture<>();
-    private volatile Flow.Subscription subscription;
-    private volatile boolean cancelled;
     private volatile long lastDataNanos = System.nanoTime();
     /** Guarded by this: onNext runs on the client's threads, partial() on the caller's. */
     private byte[] bytes;
     private int size;
 
     WholeBody(boolean error, int cap, int expected) {
+      super(Long.MAX_VALUE);
       this.error = error;
       this.cap = cap;
       this.bytes = new byte[expected];
     }
 
-    /** Complete at once, so that the client's send returns with the headers. */
-    @Override
-    public CompletionStage<byte[]> getBody() {
-      return CompletableFuture.completedFuture(null);
-    }
-
-    @Override
-    public void onSubscribe(Flow.Subscription s) {
-      subscription = Objects.requireNonNull(s, "subscription");
-      if (cancelled) {
-        s.cancel();
-      } else {
-        s.request(Long.MAX_VALUE);
-      }
-    }
 
     @Override
     public void onNext(List<ByteBuffer> item) {
@@ -451,13 +481,6 @@ final class ProviderTransport {
       return size == bytes.length ? bytes : Arrays.copyOf(bytes, size);
     }
 
-    void cancel() {
-      cancelled = true;
-      Flow.Subscription s = subscription;
-      if (s != null) {
-        s.cancel();
-      }
-    }
   }
 
   /**
@@ -465,29 +488,16 @@ final class ProviderTransport {
    * {@link #STREAM_WINDOW} buffer lists ahead of the reader; each time the reader has taken
    * half of them, as many more are requested.
    */
-  static final class StreamBody implements HttpResponse.BodySubscriber<byte[]> {
+  static final class StreamBody extends CancellableBody {
     private static final Object END = new Object();
     private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
-    private volatile Flow.Subscription subscription;
-    private volatile boolean cancelled;
     /** Reader thread only. */
     private boolean ended;
     /** Reader thread only: lists taken since demand was last topped up. */
     private int taken;
 
-    @Override
-    public CompletionStage<byte[]> getBody() {
-      return CompletableFuture.completedFuture(null);
-    }
-
-    @Override
-    public void onSubscribe(Flow.Subscription s) {
-      subscription = Objects.requireNonNull(s, "subscription");
-      if (cancelled) {
-        s.cancel();
-      } else {
-        s.request(STREAM_WINDOW);
-      }
+    StreamBody() {
+      super(STREAM_WINDOW);
     }
 
     @Override
@@ -532,21 +542,11 @@ final class ProviderTransport {
         throw t;
       }
       if (++taken >= STREAM_WINDOW / 2) {
-        Flow.Subscription s = subscription;
-        if (s != null) {
-          s.request(taken);
-        }
+        request(taken);
         taken = 0;
       }
       return (List<ByteBuffer>) item;
     }
 
-    void cancel() {
-      cancelled = true;
-      Flow.Subscription s = subscription;
-      if (s != null) {
-        s.cancel();
-      }
-    }
   }
 }

@@ -122,14 +122,15 @@ public final class RedisCounterStore implements CounterStore {
       """.formatted(GRACE_MILLIS);
 
   /**
-   * Ends a reservation. KEYS: one per counter. ARGV: reservation id, charge, then per counter:
-   * type, amount, horizon. A budget whose hash expired (its period ended long ago) is left
-   * alone rather than recreated with a negative hold.
+   * Ends a reservation's counters. KEYS[1..n]: one per counter; ARGV: reservation id, charge,
+   * then per counter: type, amount, horizon. A budget whose hash expired (its period ended long
+   * ago) is left alone rather than recreated with a negative hold. {@code %s} is the number of
+   * counter keys.
    */
-  static final String END = """
+  private static final String END_COUNTERS = """
       local id = ARGV[1]
       local charge = ARGV[2]
-      for i = 1, #KEYS do
+      for i = 1, %s do
         local a = 2 + (i - 1) * 3
         local t = ARGV[a + 1]
         if t == 'b' then
@@ -144,6 +145,9 @@ public final class RedisCounterStore implements CounterStore {
       return 1
       """;
 
+  /** Ends a reservation; see {@link #END_COUNTERS}. */
+  static final String END = END_COUNTERS.formatted("#KEYS");
+
   /**
    * Ends a reservation once across every instance: KEYS as {@link #END} plus, last, the
    * reservation's end marker; ARGV as {@link #END} plus, last, the marker's lifetime (ms).
@@ -153,22 +157,7 @@ public final class RedisCounterStore implements CounterStore {
       if not redis.call('SET', KEYS[#KEYS], '1', 'NX', 'PX', ARGV[#ARGV]) then
         return 0
       end
-      local id = ARGV[1]
-      local charge = ARGV[2]
-      for i = 1, #KEYS - 1 do
-        local a = 2 + (i - 1) * 3
-        local t = ARGV[a + 1]
-        if t == 'b' then
-          if ARGV[a + 3] == '0' or redis.call('EXISTS', KEYS[i]) == 1 then
-            if ARGV[a + 2] ~= '0' then redis.call('HINCRBY', KEYS[i], 'h', '-' .. ARGV[a + 2]) end
-            if charge ~= '0' then redis.call('HINCRBY', KEYS[i], 's', charge) end
-          end
-        elseif t == 'c' then
-          redis.call('ZREM', KEYS[i], id)
-        end
-      end
-      return 1
-      """;
+      """ + END_COUNTERS.formatted("#KEYS - 1");
 
   /** How long an end marker of {@link #endOnce} lives: longer than any hold is kept. */
   static final long END_MARKER_MILLIS = 8 * 86_400_000L;
@@ -322,6 +311,13 @@ public final class RedisCounterStore implements CounterStore {
   private void runEnd(String reservationId, List<Counter> counters, long charge) {
     List<String> keys = new ArrayList<>(counters.size());
     List<String> args = new ArrayList<>(2 + 3 * counters.size());
+    endArguments(reservationId, counters, charge, keys, args);
+    end.run(keys, args);
+  }
+
+  /** Fills the keys and arguments of {@link #END} for a reservation. */
+  private void endArguments(String reservationId, List<Counter> counters, long charge,
+      List<String> keys, List<String> args) {
     args.add(reservationId);
     args.add(Long.toString(charge));
     for (Counter c : counters) {
@@ -330,8 +326,8 @@ public final class RedisCounterStore implements CounterStore {
       args.add(Long.toString(c.amount()));
       args.add(Long.toString(c.horizonMillis()));
     }
-    end.run(keys, args);
   }
+
 
   /**
    * Ends the reservation unless any instance already ended it through this method: one script
@@ -349,14 +345,7 @@ public final class RedisCounterStore implements CounterStore {
     }
     List<String> keys = new ArrayList<>(counters.size() + 1);
     List<String> args = new ArrayList<>(3 + 3 * counters.size());
-    args.add(reservationId);
-    args.add(Long.toString(Math.max(0, chargeMicros)));
-    for (Counter c : counters) {
-      keys.add(prefix + c.key());
-      args.add(code(c.type()));
-      args.add(Long.toString(c.amount()));
-      args.add(Long.toString(c.horizonMillis()));
-    }
+    endArguments(reservationId, counters, Math.max(0, chargeMicros), keys, args);
     keys.add(prefix + "ended:" + reservationId);
     args.add(Long.toString(END_MARKER_MILLIS));
     return (Long) endOnce.run(keys, args) == 1L;
