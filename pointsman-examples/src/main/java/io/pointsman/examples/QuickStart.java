@@ -23,19 +23,14 @@ import io.pointsman.model.Message;
 import io.pointsman.spi.Deployment;
 import io.pointsman.journal.JournalAccounting;
 import io.pointsman.journal.JournalConfig;
-import io.pointsman.ledger.EmbeddedPostgres;
 import io.pointsman.ledger.PostgresSettlement;
 import io.pointsman.spi.Accounting;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
-import org.postgresql.ds.PGSimpleDataSource;
 import io.pointsman.testing.FixtureProvider;
 import java.io.PrintStream;
 import java.util.Locale;
@@ -86,9 +81,9 @@ public final class QuickStart {
     }
 
     String url = System.getenv("POINTSMAN_PG_URL");
-    Path journalDir = tempDirectory();
+    Path journalDir = TempDirectories.create("pointsman-quickstart-journal");
     int expected;
-    try (Database database = Database.open(url)) {
+    try (LedgerDatabase database = LedgerDatabase.open(url)) {
       PostgresSettlement settlement = PostgresSettlement.create(database.dataSource());
       JournalAccounting accounting = JournalAccounting.builder(
           JournalConfig.builder(journalDir).build(), settlement).open();
@@ -97,7 +92,8 @@ public final class QuickStart {
         out.println("Pointsman quickstart: durable profile (file journal + PostgreSQL), fixture"
             + " provider");
         out.println("  journal:    " + journalDir);
-        out.println("  PostgreSQL: " + database.description());
+        out.println("  PostgreSQL: " + database.description()
+            + (database.embedded() ? " (set POINTSMAN_PG_URL to use your own)" : ""));
         out.println();
         out.printf(Locale.ROOT, "%-16s %-6s %-22s %10s  %s%n", "path", "status", "cache",
             "cost (µ)", "detail");
@@ -124,7 +120,7 @@ public final class QuickStart {
       out.println();
       out.println("Stages, in order: " + String.join(" → ", Stages.ORDER));
     } finally {
-      deleteRecursively(journalDir);
+      TempDirectories.delete(journalDir);
     }
     return expected;
   }
@@ -146,61 +142,6 @@ public final class QuickStart {
       }
     } catch (SQLException e) {
       throw new IllegalStateException("cannot read the ledger", e);
-    }
-  }
-
-  /** The quickstart's PostgreSQL: the one named by a URL, else an embedded server. */
-  private static final class Database implements AutoCloseable {
-    private final DataSource dataSource;
-    private final EmbeddedPostgres embedded;
-    private final String description;
-
-    private Database(DataSource dataSource, EmbeddedPostgres embedded, String description) {
-      this.dataSource = dataSource;
-      this.embedded = embedded;
-      this.description = description;
-    }
-
-    static Database open(String url) {
-      if (url != null && !url.isBlank()) {
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setURL(url);
-        return new Database(ds, null, url.replaceAll("password=[^&]*", "password=***"));
-      }
-      EmbeddedPostgres pg = EmbeddedPostgres.start();
-      return new Database(pg.dataSource(), pg, "embedded server on port " + pg.port()
-          + " (set POINTSMAN_PG_URL to use your own)");
-    }
-
-    DataSource dataSource() {
-      return dataSource;
-    }
-
-    String description() {
-      return description;
-    }
-
-    @Override
-    public void close() {
-      if (embedded != null) {
-        embedded.close();
-      }
-    }
-  }
-
-  private static Path tempDirectory() {
-    try {
-      return Files.createTempDirectory("pointsman-quickstart-journal");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static void deleteRecursively(Path dir) {
-    try (var paths = Files.walk(dir)) {
-      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // A temp directory left behind is harmless.
     }
   }
 

@@ -2,6 +2,7 @@ package io.pointsman.examples.drill;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pointsman.auth.VirtualKeys;
+import io.pointsman.examples.TempDirectories;
 import io.pointsman.examples.server.FacadeConfig;
 import io.pointsman.ledger.testing.TestDatabase;
 import io.pointsman.ledger.testing.TestDatabases;
@@ -21,7 +22,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -119,7 +119,7 @@ public final class CrashDrill {
   private CrashDrill(Options options, PrintStream out) throws IOException {
     this.options = options;
     this.out = out;
-    this.dir = Files.createTempDirectory("pointsman-drill");
+    this.dir = TempDirectories.create("pointsman-drill");
     this.db = TestDatabases.create();
     this.upstream = new UpstreamFixture();
     this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -179,7 +179,7 @@ public final class CrashDrill {
     } finally {
       d.upstream.close();
       d.db.close();
-      deleteRecursively(d.dir);
+      TempDirectories.delete(d.dir);
     }
     out.printf(Locale.ROOT, "checks: %d passed, %d failed%n", d.passed, d.failures.size());
     return new Report(d.passed, List.copyOf(d.failures));
@@ -270,10 +270,7 @@ public final class CrashDrill {
     ids.add(raceId);
     fs.add(send(child, raceKeys.get(c - 1), raceId, "race " + c + " first", false,
         RACE_MAX_TOKENS));
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (upstream.received() - before < ids.size() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    upstream.awaitReceived(before + ids.size(), WAIT);
     int dispatched = upstream.received() - before;
     long answered = fs.stream().filter(CompletableFuture::isDone).count();
     check("cycle " + c + ": >= 20 requests dispatched and unanswered at the kill",
@@ -562,14 +559,6 @@ public final class CrashDrill {
     } else {
       failures.add(name + ": " + detail);
       out.println("  FAIL " + name + ": " + detail);
-    }
-  }
-
-  private static void deleteRecursively(Path d) {
-    try (Stream<Path> paths = Files.walk(d)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // A temporary directory left behind is harmless.
     }
   }
 }

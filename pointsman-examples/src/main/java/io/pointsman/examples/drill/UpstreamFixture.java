@@ -8,6 +8,7 @@ import io.pointsman.provider.testing.RecordedRequest;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -55,6 +56,21 @@ final class UpstreamFixture implements AutoCloseable {
     return received.get();
   }
 
+  /** Waits until at least {@code total} requests reached the upstream; false on timeout. */
+  boolean awaitReceived(int total, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (received) {
+      long left;
+      while (received.get() < total) {
+        if ((left = deadline - System.nanoTime()) <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(received, left);
+      }
+    }
+    return true;
+  }
+
   /** How many requests are held right now (before headers or mid-stream). */
   int heldNow() {
     return heldNow.get();
@@ -68,7 +84,10 @@ final class UpstreamFixture implements AutoCloseable {
   }
 
   private FixtureResponse respond(RecordedRequest r) {
-    received.incrementAndGet();
+    synchronized (received) {
+      received.incrementAndGet();
+      received.notifyAll();
+    }
     JsonNode body;
     try {
       body = Json.mapper().readTree(r.body());

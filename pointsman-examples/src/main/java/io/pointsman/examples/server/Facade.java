@@ -11,7 +11,8 @@ import io.pointsman.catalog.ModelSpec;
 import io.pointsman.catalog.Price;
 import io.pointsman.journal.JournalAccounting;
 import io.pointsman.journal.JournalConfig;
-import io.pointsman.ledger.EmbeddedPostgres;
+import io.pointsman.examples.LedgerDatabase;
+import io.pointsman.examples.TempDirectories;
 import io.pointsman.ledger.Hold;
 import io.pointsman.ledger.HoldDecision;
 import io.pointsman.ledger.PostgresBudgetStore;
@@ -37,7 +38,6 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,9 +45,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import javax.sql.DataSource;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,9 +71,7 @@ public final class Facade implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Facade.class);
 
   private final FacadeConfig config;
-  private final EmbeddedPostgres embedded;
-  private final DataSource dataSource;
-  private final String databaseDescription;
+  private final LedgerDatabase database;
   private final Path journalDir;
   private final boolean temporaryJournal;
   private final PostgresSettlement settlement;
@@ -94,29 +90,21 @@ public final class Facade implements AutoCloseable {
 
   private Facade(FacadeConfig config) {
     this.config = config;
-    EmbeddedPostgres pg = null;
+    LedgerDatabase db = null;
     RedisConnection shared = null;
     JournalAccounting journal = null;
     boolean temp = config.journal() == null;
     try {
-      if (config.postgresUrl() == null) {
-        pg = EmbeddedPostgres.start();
-        dataSource = pg.dataSource();
-        databaseDescription = "embedded PostgreSQL on port " + pg.port();
-      } else {
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setURL(config.postgresUrl());
-        dataSource = ds;
-        databaseDescription = config.postgresUrl().replaceAll("password=[^&]*", "password=***");
-      }
-      embedded = pg;
+      db = LedgerDatabase.open(config.postgresUrl());
+      database = db;
+      DataSource dataSource = db.dataSource();
       int floorPercent = config.floorPercent();
       settlement = PostgresSettlement.builder(dataSource)
           .floorPolicy(call -> call.lastIntent().heldMicros() * floorPercent / 100)
           .build();
       budgetStore = PostgresBudgetStore.create(dataSource, Clock.system());
 
-      journalDir = temp ? Files.createTempDirectory("pointsman-facade-journal")
+      journalDir = temp ? TempDirectories.create("pointsman-facade-journal")
           : Files.createDirectories(Path.of(config.journal()));
       temporaryJournal = temp;
       journal = JournalAccounting.builder(JournalConfig.builder(journalDir).build(), settlement)
@@ -214,10 +202,10 @@ public final class Facade implements AutoCloseable {
       housekeeping.scheduleWithFixedDelay(this::reconcileQuietly, HOUSEKEEPING_SECONDS,
           HOUSEKEEPING_SECONDS, TimeUnit.SECONDS);
     } catch (IOException e) {
-      closeQuietly(journal, shared, pg);
+      closeQuietly(journal, shared, db);
       throw new UncheckedIOException("cannot prepare the journal directory", e);
     } catch (RuntimeException | Error e) {
-      closeQuietly(journal, shared, pg);
+      closeQuietly(journal, shared, db);
       throw e;
     }
   }
@@ -392,7 +380,7 @@ public final class Facade implements AutoCloseable {
    */
   public void describe(PrintStream out) {
     out.println("  journal:    " + journalDir + (temporaryJournal ? " (temporary)" : ""));
-    out.println("  PostgreSQL: " + databaseDescription);
+    out.println("  PostgreSQL: " + database.description());
     out.println("  counters:   " + (redis == null ? "in process" : "Redis " + config.redisUrl()
         + " prefix " + config.redisPrefix()));
     out.println("  upstream:   " + (config.upstream() == null ? "in-process fixture provider"
@@ -408,9 +396,9 @@ public final class Facade implements AutoCloseable {
     try {
       gateway.close();
     } finally {
-      closeQuietly(accounting, cache, redis, embedded);
+      closeQuietly(accounting, cache, redis, database);
       if (temporaryJournal) {
-        deleteRecursively(journalDir);
+        TempDirectories.delete(journalDir);
       }
     }
   }
@@ -425,14 +413,6 @@ public final class Facade implements AutoCloseable {
       } catch (Exception e) {
         // Closing the rest matters more; the journal reports its own drain failures.
       }
-    }
-  }
-
-  private static void deleteRecursively(Path dir) {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // A temporary directory left behind is harmless.
     }
   }
 }

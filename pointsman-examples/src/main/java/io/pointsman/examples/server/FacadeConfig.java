@@ -2,13 +2,16 @@ package io.pointsman.examples.server;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pointsman.auth.VirtualKeys;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -143,24 +146,39 @@ public record FacadeConfig(
         c = read(Path.of(value(args, i)));
       }
     }
+    ObjectNode tree = MAPPER.valueToTree(c);
     for (int i = 0; i < args.length; i += 2) {
-      String v = value(args, i);
-      switch (args[i]) {
-        case "--config" -> { }
-        case "--port" -> c = c.withPort(Integer.parseInt(v));
-        case "--journal" -> c = c.with(b -> b.journal = v);
-        case "--postgres-url" -> c = c.with(b -> b.postgresUrl = v);
-        case "--redis-url" -> c = c.with(b -> b.redisUrl = v);
-        case "--redis-prefix" -> c = c.with(b -> b.redisPrefix = v);
-        case "--upstream" -> c = c.with(b -> b.upstream = v);
-        case "--admin-token" -> c = c.with(b -> b.adminToken = v);
-        case "--port-file" -> c = c.with(b -> b.portFile = v);
-        default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (options: --config --port --journal --postgres-url --redis-url --redis-prefix"
-            + " --upstream --admin-token --port-file)");
+      String field = OPTIONS.get(args[i]);
+      if (field == null) {
+        throw new IllegalArgumentException("unknown option " + args[i] + " (options: --config "
+            + String.join(" ", OPTIONS.keySet()) + ")");
+      }
+      if (!field.isEmpty()) {
+        tree.put(field, value(args, i));
       }
     }
-    return c;
+    try {
+      return MAPPER.treeToValue(tree, FacadeConfig.class);
+    } catch (com.fasterxml.jackson.core.JacksonException e) {
+      throw new IllegalArgumentException("invalid option: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  /** Command-line options and the fields they set ("" for --config, read first). */
+  private static final Map<String, String> OPTIONS = options();
+
+  private static Map<String, String> options() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("--config", "");
+    m.put("--port", "port");
+    m.put("--journal", "journal");
+    m.put("--postgres-url", "postgresUrl");
+    m.put("--redis-url", "redisUrl");
+    m.put("--redis-prefix", "redisPrefix");
+    m.put("--upstream", "upstream");
+    m.put("--admin-token", "adminToken");
+    m.put("--port-file", "portFile");
+    return Collections.unmodifiableMap(m);
   }
 
   private static String value(String[] args, int i) {
@@ -168,63 +186,6 @@ public record FacadeConfig(
       throw new IllegalArgumentException("option " + args[i] + " needs a value");
     }
     return args[i + 1];
-  }
-
-  /**
-   * Returns a copy listening on another port.
-   *
-   * @param value the port
-   * @return the copy
-   */
-  public FacadeConfig withPort(int value) {
-    return with(b -> b.port = value);
-  }
-
-  private FacadeConfig with(java.util.function.Consumer<Mutable> change) {
-    Mutable m = new Mutable(this);
-    change.accept(m);
-    return m.build();
-  }
-
-  /** The fields of a record under change. */
-  private static final class Mutable {
-    int port;
-    String journal;
-    String postgresUrl;
-    String redisUrl;
-    String redisPrefix;
-    String upstream;
-    String upstreamKeyEnv;
-    String adminToken;
-    int floorPercent;
-    int drainSeconds;
-    String portFile;
-    final List<ModelEntry> models;
-    final List<KeyEntry> keys;
-    final List<BudgetEntry> budgets;
-
-    Mutable(FacadeConfig c) {
-      port = c.port;
-      journal = c.journal;
-      postgresUrl = c.postgresUrl;
-      redisUrl = c.redisUrl;
-      redisPrefix = c.redisPrefix;
-      upstream = c.upstream;
-      upstreamKeyEnv = c.upstreamKeyEnv;
-      adminToken = c.adminToken;
-      floorPercent = c.floorPercent;
-      drainSeconds = c.drainSeconds;
-      portFile = c.portFile;
-      models = new ArrayList<>(c.models);
-      keys = new ArrayList<>(c.keys);
-      budgets = new ArrayList<>(c.budgets);
-    }
-
-    FacadeConfig build() {
-      return new FacadeConfig(port, journal, postgresUrl, redisUrl, redisPrefix, upstream,
-          upstreamKeyEnv, adminToken, floorPercent, drainSeconds, portFile, models, keys,
-          budgets);
-    }
   }
 
   /**

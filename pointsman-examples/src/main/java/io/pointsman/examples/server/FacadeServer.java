@@ -85,6 +85,7 @@ public final class FacadeServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FacadeServer.class);
   private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
   private static final Pattern HEADER_NAME = Pattern.compile("[^a-z0-9]+");
+  private static final byte[] DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
 
   private final Facade facade;
@@ -299,9 +300,9 @@ public final class FacadeServer implements AutoCloseable {
 
   private static byte[] frame(ChatChunk chunk) {
     byte[] json = Json.writeBytes(chunk);
-    byte[] out = new byte[json.length + 8];
-    System.arraycopy("data: ".getBytes(StandardCharsets.US_ASCII), 0, out, 0, 6);
-    System.arraycopy(json, 0, out, 6, json.length);
+    byte[] out = new byte[json.length + DATA.length + 2];
+    System.arraycopy(DATA, 0, out, 0, DATA.length);
+    System.arraycopy(json, 0, out, DATA.length, json.length);
     out[out.length - 2] = '\n';
     out[out.length - 1] = '\n';
     return out;
@@ -485,8 +486,12 @@ public final class FacadeServer implements AutoCloseable {
       errorQuietly(ex, route, Status.INTERNAL, "internal_error",
           "internal error (" + e.getClass().getSimpleName() + ")");
     } finally {
-      inFlight.decrementAndGet();
       ex.close();
+      if (inFlight.decrementAndGet() == 0 && closed) {
+        synchronized (inFlight) {
+          inFlight.notifyAll();
+        }
+      }
     }
   }
 
@@ -582,12 +587,15 @@ public final class FacadeServer implements AutoCloseable {
     closed = true;
     long deadline = System.nanoTime()
         + TimeUnit.SECONDS.toNanos(facade.config().drainSeconds());
-    while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
+    synchronized (inFlight) {
+      long left;
+      while (inFlight.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
+        try {
+          TimeUnit.NANOSECONDS.timedWait(inFlight, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
       }
     }
     server.stop(0);

@@ -165,10 +165,7 @@ class TwoInstanceTest {
           lost.add(http.sendAsync(request(b, key, "lost " + i, 64),
               HttpResponse.BodyHandlers.ofString()));
         }
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (upstream.received() - before < 4 && System.nanoTime() < deadline) {
-          Thread.sleep(5);
-        }
+        assertThat(upstream.awaitReceived(before + 4, java.time.Duration.ofSeconds(30))).isTrue();
         assertThat(upstream.received() - before).isEqualTo(4);
         assertThat(b.kill()).isEqualTo(137);
         upstream.release();

@@ -39,11 +39,7 @@ class FacadeServerTest {
     db = TestDatabases.create();
     key = VirtualKeys.generate();
     poorKey = VirtualKeys.generate();
-    FacadeConfig config = new FacadeConfig(0, dir.resolve("journal").toString(), db.jdbcUrl(),
-        null, null, null, null, ADMIN, 0, 5, null, List.of(),
-        List.of(new FacadeConfig.KeyEntry(key, "key-app", "checkout", "acme"),
-            new FacadeConfig.KeyEntry(poorKey, "key-poor", "trial", "acme")),
-        List.of(new FacadeConfig.BudgetEntry("team:trial", 20)));
+    FacadeConfig config = TestFacades.twoKeys(dir, db, key, poorKey, ADMIN);
     server = FacadeServer.start(Facade.open(config));
   }
 

@@ -1,0 +1,45 @@
+package io.pointsman.examples.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FacadeConfigTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void optionsOverrideTheFileWhichOverridesTheDefaults() {
+    Path file = dir.resolve("c.json");
+    new FacadeConfig(7000, null, "jdbc:postgresql://db/x", null, null, null, null, "file-token",
+        10, 3, null, List.of(), List.of(new FacadeConfig.KeyEntry("pm-k", "k1", "t", "o")),
+        List.of(new FacadeConfig.BudgetEntry("team:t", 99))).write(file);
+
+    FacadeConfig c = FacadeConfig.fromArgs("--port", "9090", "--config", file.toString(),
+        "--admin-token", "cli-token");
+
+    assertThat(c.port()).isEqualTo(9090);
+    assertThat(c.adminToken()).isEqualTo("cli-token");
+    assertThat(c.postgresUrl()).isEqualTo("jdbc:postgresql://db/x");
+    assertThat(c.floorPercent()).isEqualTo(10);
+    assertThat(c.keys()).extracting(FacadeConfig.KeyEntry::id).containsExactly("k1");
+    assertThat(c.budgets()).containsExactly(new FacadeConfig.BudgetEntry("team:t", 99));
+    assertThat(FacadeConfig.fromArgs().port()).isEqualTo(8080);
+  }
+
+  @Test
+  void badOptionsAreRefusedByName() {
+    assertThatThrownBy(() -> FacadeConfig.fromArgs("--prot", "1"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--prot");
+    assertThatThrownBy(() -> FacadeConfig.fromArgs("--port"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("needs a value");
+    assertThatThrownBy(() -> FacadeConfig.fromArgs("--port", "eighty"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> FacadeConfig.fromArgs("--port", "70000"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("port");
+  }
+}
