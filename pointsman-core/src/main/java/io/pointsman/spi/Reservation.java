@@ -48,6 +48,26 @@ public interface Reservation {
   void release();
 
   /**
+   * Holds {@code additionalMicros} more under this reservation, atomically in every scope it
+   * holds, before the gateway retries after an attempt whose outcome is unknown (that attempt
+   * may have been billed, so the retry needs a worst case of its own). On success
+   * {@link #heldMicros()} includes the extension and the one later {@link #settle} or
+   * {@link #release} ends the whole amount. When a limit cannot cover it nothing changes and
+   * the gateway does not retry. The default refuses, so a limiter that cannot extend never lets
+   * a retry run unheld.
+   *
+   * @param additionalMicros the extra amount to hold, at least zero
+   * @return true when the extra amount is held
+   * @throws IllegalArgumentException if additionalMicros is negative
+   */
+  default boolean extend(long additionalMicros) {
+    if (additionalMicros < 0) {
+      throw new IllegalArgumentException("additionalMicros must be >= 0");
+    }
+    return additionalMicros == 0;
+  }
+
+  /**
    * Returns what each matched limit has left after this reservation was taken. The default
    * reports nothing.
    *
@@ -80,6 +100,14 @@ public interface Reservation {
 
       @Override
       public void release() {}
+
+      @Override
+      public boolean extend(long additionalMicros) {
+        if (additionalMicros < 0) {
+          throw new IllegalArgumentException("additionalMicros must be >= 0");
+        }
+        return true;
+      }
     };
   }
 }
