@@ -180,14 +180,14 @@ public final class DeploymentRouter implements Router {
     while (n > 0) {
       int i = strategy.choose(candidates, n, context, r);
       DeploymentState s = candidates[i];
-      if (s.acquire(tokens)) {
+      if (s.acquire(minute, tokens)) {
         Deployment d = s.spec().deployment();
         if (!model.equals(context.model().name())) {
           d = pricedFallbacks.getOrDefault(d.id(), d);
         }
         return d;
       }
-      // Another call took the half-open probe slot: choose among the rest.
+      // Another call took the half-open probe slot or the last of a cap: choose among the rest.
       if (candidates == states) {
         candidates = states.clone();
       }

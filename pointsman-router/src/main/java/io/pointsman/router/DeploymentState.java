@@ -41,9 +41,14 @@ public final class DeploymentState {
   private volatile boolean probeInFlight;
   private int consecutiveFailures;
   private Duration lastOpenFor = Duration.ZERO;
-  private final AtomicLong minute = new AtomicLong(Long.MIN_VALUE);
-  private final AtomicLong requestsThisMinute = new AtomicLong();
-  private final AtomicLong tokensThisMinute = new AtomicLong();
+  /**
+   * This minute's request and token counts, each one {@link MinuteWindow} word: the minute and
+   * the count change together in one compare-and-set, so a thread holding an older minute can
+   * never reset a newer one, no increment is lost at a minute boundary, and a cap is checked
+   * and taken atomically.
+   */
+  private final AtomicLong requestsThisMinute = new AtomicLong(MinuteWindow.EMPTY);
+  private final AtomicLong tokensThisMinute = new AtomicLong(MinuteWindow.EMPTY);
 
   DeploymentState(RoutedDeployment spec, int index) {
     this.spec = spec;
@@ -104,13 +109,13 @@ public final class DeploymentState {
     // usage-headroom selection calls this for every candidate.
     double h = 1.0;
     if (perRequest > 0) {
-      double r = 1.0 - requestsThisMinute.get() * perRequest;
+      double r = 1.0 - MinuteWindow.count(requestsThisMinute.get()) * perRequest;
       if (r < h) {
         h = r;
       }
     }
     if (perToken > 0) {
-      double t = 1.0 - tokensThisMinute.get() * perToken;
+      double t = 1.0 - MinuteWindow.count(tokensThisMinute.get()) * perToken;
       if (t < h) {
         h = t;
       }
@@ -155,15 +160,24 @@ public final class DeploymentState {
         return false;
       }
     }
-    rollMinute(currentMinute);
-    if (spec.rpmLimit() > 0 && requestsThisMinute.get() >= spec.rpmLimit()) {
+    if (spec.rpmLimit() > 0 && !MinuteWindow.fits(requestsThisMinute, currentMinute, 1,
+        spec.rpmLimit())) {
       return false;
     }
-    return spec.tpmLimit() <= 0 || tokensThisMinute.get() + tokens <= spec.tpmLimit();
+    return spec.tpmLimit() <= 0
+        || MinuteWindow.fits(tokensThisMinute, currentMinute, tokens, spec.tpmLimit());
   }
 
-  /** Records a selection; returns false when a half-open probe slot was taken meanwhile. */
-  boolean acquire(long tokens) {
+  /**
+   * Records a selection: takes the request and its tokens from this minute's caps atomically.
+   * Returns false, changing nothing, when a half-open probe slot was taken meanwhile or a cap
+   * was reached since {@link #eligible} looked.
+   *
+   * @param currentMinute {@link #minuteOf(long) minuteOf(now)} of the selection
+   * @param tokens the call's token bound
+   */
+  boolean acquire(long currentMinute, long tokens) {
+    boolean probe = false;
     if (health == Health.HALF_OPEN) {
       lock.lock();
       try {
@@ -172,15 +186,34 @@ public final class DeploymentState {
             return false;
           }
           probeInFlight = true;
+          probe = true;
         }
       } finally {
         lock.unlock();
       }
     }
+    if (!MinuteWindow.add(requestsThisMinute, currentMinute, 1, spec.rpmLimit())) {
+      unprobe(probe);
+      return false;
+    }
+    if (!MinuteWindow.add(tokensThisMinute, currentMinute, tokens, spec.tpmLimit())) {
+      MinuteWindow.add(requestsThisMinute, currentMinute, -1, 0);
+      unprobe(probe);
+      return false;
+    }
     inFlight.incrementAndGet();
-    requestsThisMinute.incrementAndGet();
-    tokensThisMinute.addAndGet(tokens);
     return true;
+  }
+
+  private void unprobe(boolean probe) {
+    if (probe) {
+      lock.lock();
+      try {
+        probeInFlight = false;
+      } finally {
+        lock.unlock();
+      }
+    }
   }
 
   void release(boolean success, Duration latency, Clock clock, Cooldown cooldown) {
@@ -223,13 +256,6 @@ public final class DeploymentState {
     return Math.floorDiv(nanoTime, 60_000_000_000L);
   }
 
-  private void rollMinute(long m) {
-    long seen = minute.get();
-    if (seen != m && minute.compareAndSet(seen, m)) {
-      requestsThisMinute.set(0);
-      tokensThisMinute.set(0);
-    }
-  }
 
   @Override
   public String toString() {
