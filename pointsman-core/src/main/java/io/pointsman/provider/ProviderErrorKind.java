@@ -40,7 +40,12 @@ public enum ProviderErrorKind {
   /** The provider answered 2xx with a body that cannot be decoded. */
   UNDECODABLE_RESPONSE,
   /** A stream reported an error event after it started. */
-  STREAM_ERROR;
+  STREAM_ERROR,
+  /**
+   * A stream's assembled content went over the adapter's limit: the stream was cut and its
+   * connection closed. Not retryable; the outcome is unknown.
+   */
+  STREAM_TOO_LARGE;
 
   /**
    * Returns the code used in exception messages.

@@ -113,6 +113,23 @@ public final class ProviderException extends PointsmanException {
   }
 
   /**
+   * The adapter stopped reading an answer the provider was still sending, for example a stream
+   * over the adapter's size limit, and closed its connection. The provider may bill what it
+   * generated, so the outcome is unknown (the gateway charges the attempt's worst case); a
+   * retry would most likely end the same way, so it is not retryable.
+   *
+   * @param rule the reason, for example {@code "stream.too_large"}, reported by {@link #rule()}
+   * @param message what happened
+   * @param cause the underlying failure, or {@code null}
+   * @return the exception; status 502, not retryable, billing unknown
+   * @throws NullPointerException if rule is null
+   */
+  public static ProviderException abandoned(String rule, String message, Throwable cause) {
+    return new ProviderException(Status.BAD_GATEWAY, Objects.requireNonNull(rule, "rule"),
+        message, Billing.UNKNOWN, false, null, cause);
+  }
+
+  /**
    * The attempt timed out or lost its connection after the request was sent.
    *
    * @param message what happened
