@@ -101,10 +101,15 @@ class ExactlyOnceAccountingTest {
           f.failNext(new IllegalStateException("driver bug"));
           f.failNext(new IllegalStateException("driver bug"));
         }, UsageOutcome.UNKNOWN, true),
+        Arguments.of("answered 503 twice", (Consumer<FixtureProvider>) f -> {
+          f.failNext(ProviderException.answered(503, "x", null));
+          f.failNext(ProviderException.answered(503, "x", null));
+        }, UsageOutcome.PROVIDER_FAILED, false),
+        // A 500 may come after the provider did the work: its outcome is unknown.
         Arguments.of("answered 500 twice", (Consumer<FixtureProvider>) f -> {
           f.failNext(ProviderException.answered(500, "x", null));
           f.failNext(ProviderException.answered(500, "x", null));
-        }, UsageOutcome.PROVIDER_FAILED, false),
+        }, UsageOutcome.UNKNOWN, true),
         Arguments.of("answered 400", (Consumer<FixtureProvider>) f ->
             f.failNext(ProviderException.answered(400, "bad", null)),
             UsageOutcome.PROVIDER_FAILED, false),

@@ -160,7 +160,8 @@ class FailureStatusTest {
   @Test
   void providerErrorsAfterTheAttemptBudgetAre502AtProviderAttempt() {
     TestRig rig = new TestRig();
-    rig.fixture.failNext(ProviderException.answered(500, "boom", null));
+    // Refusals (not billed): a 500 would be an unknown outcome, charged its worst case.
+    rig.fixture.failNext(ProviderException.answered(503, "busy", null));
     rig.fixture.failNext(ProviderException.answered(503, "still down", null));
     PointsmanException e = fail(rig.builder().build(), TestRig.request("hi"), TestRig.KEY);
     assertThat(e.status()).isEqualTo(Status.BAD_GATEWAY);

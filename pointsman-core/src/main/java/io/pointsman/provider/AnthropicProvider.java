@@ -75,6 +75,8 @@ public final class AnthropicProvider implements Provider {
   private final int defaultMaxTokens;
   private final Map<String, String> headers;
   private final ProviderTransport transport;
+  /** The most content a stream's assembled response may hold, in characters. */
+  private final int maxStreamContent;
 
   private AnthropicProvider(Builder b) {
     this.baseUri = b.baseUri;
@@ -88,6 +90,7 @@ public final class AnthropicProvider implements Provider {
     HttpClient client = b.httpClient != null ? b.httpClient
         : ProviderTransport.defaultClient(b.timeouts);
     this.transport = new ProviderTransport(b.name, client, b.timeouts, b.clock);
+    this.maxStreamContent = b.maxStreamContent;
   }
 
   /**
@@ -377,7 +380,7 @@ public final class AnthropicProvider implements Provider {
     final ChunkSink sink;
     final boolean callerWantsUsage;
     final long created;
-    final StreamAssembler assembler = new StreamAssembler();
+    final StreamAssembler assembler = new StreamAssembler(maxStreamContent);
     String id = "msg";
     String model;
     JsonNode startUsage;
@@ -520,7 +523,11 @@ public final class AnthropicProvider implements Provider {
     private void emit(ChunkDelta delta, String finishReason, Usage usage) {
       ChatChunk chunk = new ChatChunk(id, "chat.completion.chunk", created, model,
           List.of(new ChunkChoice(0, delta, finishReason, null)), usage, null);
-      assembler.add(chunk);
+      if (!assembler.add(chunk)) {
+        // Cut before this chunk; the transport cancels the body once it sees the failure.
+        failure = ProviderErrors.streamTooLarge(transport.name(), maxStreamContent);
+        return;
+      }
       if (!sink.accept(chunk)) {
         cancelled = true;
       }
@@ -590,6 +597,7 @@ public final class AnthropicProvider implements Provider {
     private HttpTimeouts timeouts = HttpTimeouts.ofDefaults();
     private HttpClient httpClient;
     private Clock clock = Clock.system();
+    private int maxStreamContent = StreamAssembler.DEFAULT_MAX_CONTENT;
 
     private Builder() {}
 
@@ -685,6 +693,30 @@ public final class AnthropicProvider implements Provider {
      */
     public Builder timeouts(HttpTimeouts value) {
       this.timeouts = Objects.requireNonNull(value, "timeouts");
+      return this;
+    }
+
+    /**
+     * Sets the most content a stream's assembled response may hold, in characters (text and
+     * tool calls: ids, names and arguments, plus a small allowance per choice and per tool
+     * call). The chunks go to the caller as they arrive; the assembled response, which the
+     * gateway needs for its output guardrail and usage estimate, is what this bounds. A stream
+     * that would go beyond it is cut before the chunk that would cross it: its connection is
+     * closed and the attempt fails with a {@link ProviderException} of rule
+     * {@code stream.too_large} (kind {@link ProviderErrorKind#STREAM_TOO_LARGE}), billing
+     * unknown, not retryable, so that the gateway charges the attempt's worst case. Default
+     * 16 Mi characters; the heap it takes is one byte per character of Latin-1 text, two of
+     * other text, plus the builders' spare capacity, and a copy when the response is built.
+     *
+     * @param value the limit, at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if value is below 1
+     */
+    public Builder maxStreamContent(int value) {
+      if (value < 1) {
+        throw new IllegalArgumentException("maxStreamContent must be positive: " + value);
+      }
+      this.maxStreamContent = value;
       return this;
     }
 

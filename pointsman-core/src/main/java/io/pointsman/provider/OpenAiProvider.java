@@ -52,6 +52,8 @@ public final class OpenAiProvider implements Provider {
   private final ProviderTransport transport;
   /** The endpoint of every attempt unless on Azure, parsed once. */
   private final URI chatCompletions;
+  /** The most content a stream's assembled response may hold, in characters. */
+  private final int maxStreamContent;
 
   private OpenAiProvider(Builder b) {
     this.baseUri = b.baseUri;
@@ -64,6 +66,7 @@ public final class OpenAiProvider implements Provider {
     HttpClient client = b.httpClient != null ? b.httpClient
         : ProviderTransport.defaultClient(b.timeouts);
     this.transport = new ProviderTransport(b.name, client, b.timeouts, b.clock);
+    this.maxStreamContent = b.maxStreamContent;
   }
 
   /**
@@ -127,7 +130,7 @@ public final class OpenAiProvider implements Provider {
       throw ProviderErrors.fromStatus(response.status, response.headers,
           response.body, transport.clock().now());
     }
-    StreamAssembler assembler = new StreamAssembler();
+    StreamAssembler assembler = new StreamAssembler(maxStreamContent);
     boolean[] done = new boolean[1];
     boolean[] cancelled = new boolean[1];
     RuntimeException[] failure = new RuntimeException[1];
@@ -153,7 +156,12 @@ public final class OpenAiProvider implements Provider {
             + ProviderErrors.sanitize(chunk.extra().get("error").toString()), null);
         return;
       }
-      assembler.add(chunk);
+      if (!assembler.add(chunk)) {
+        // Cut before this chunk: the caller has exactly what was assembled, and the transport
+        // cancels the body (closing the connection) as soon as it sees the failure.
+        failure[0] = ProviderErrors.streamTooLarge(transport.name(), maxStreamContent);
+        return;
+      }
       boolean usageOnly = chunk.choices().isEmpty();
       if (usageOnly && (chunk.usage() == null || !callerWantsUsage)) {
         // Azure's prompt-filter preamble, or usage the caller did not ask for.
@@ -250,6 +258,7 @@ public final class OpenAiProvider implements Provider {
     private HttpTimeouts timeouts = HttpTimeouts.ofDefaults();
     private HttpClient httpClient;
     private Clock clock = Clock.system();
+    private int maxStreamContent = StreamAssembler.DEFAULT_MAX_CONTENT;
 
     private Builder() {}
 
@@ -340,6 +349,30 @@ public final class OpenAiProvider implements Provider {
      */
     public Builder timeouts(HttpTimeouts value) {
       this.timeouts = Objects.requireNonNull(value, "timeouts");
+      return this;
+    }
+
+    /**
+     * Sets the most content a stream's assembled response may hold, in characters (text and
+     * tool calls: ids, names and arguments, plus a small allowance per choice and per tool
+     * call). The chunks go to the caller as they arrive; the assembled response, which the
+     * gateway needs for its output guardrail and usage estimate, is what this bounds. A stream
+     * that would go beyond it is cut before the chunk that would cross it: its connection is
+     * closed and the attempt fails with a {@link ProviderException} of rule
+     * {@code stream.too_large} (kind {@link ProviderErrorKind#STREAM_TOO_LARGE}), billing
+     * unknown, not retryable, so that the gateway charges the attempt's worst case. Default
+     * 16 Mi characters; the heap it takes is one byte per character of Latin-1 text, two of
+     * other text, plus the builders' spare capacity, and a copy when the response is built.
+     *
+     * @param value the limit, at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if value is below 1
+     */
+    public Builder maxStreamContent(int value) {
+      if (value < 1) {
+        throw new IllegalArgumentException("maxStreamContent must be positive: " + value);
+      }
+      this.maxStreamContent = value;
       return this;
     }
 

@@ -20,9 +20,12 @@ public enum ProviderErrorKind {
   RATE_LIMITED,
   /** The provider is overloaded (HTTP 503, Anthropic 529). Retryable. */
   OVERLOADED,
-  /** Any other 5xx. Retryable. */
+  /** Any other 5xx. Retryable; the outcome is unknown (the work may have been done). */
   SERVER_ERROR,
-  /** The provider timed out the request (HTTP 408) or reports a conflict (409). Retryable. */
+  /**
+   * The provider timed out the request (HTTP 408) or reports a conflict (409). Retryable; the
+   * outcome is unknown.
+   */
   TRANSIENT,
   /** The model or path does not exist at the provider (HTTP 404). Not retryable. */
   NOT_FOUND,
@@ -37,7 +40,12 @@ public enum ProviderErrorKind {
   /** The provider answered 2xx with a body that cannot be decoded. */
   UNDECODABLE_RESPONSE,
   /** A stream reported an error event after it started. */
-  STREAM_ERROR;
+  STREAM_ERROR,
+  /**
+   * A stream's assembled content went over the adapter's limit: the stream was cut and its
+   * connection closed. Not retryable; the outcome is unknown.
+   */
+  STREAM_TOO_LARGE;
 
   /**
    * Returns the code used in exception messages.

@@ -23,6 +23,8 @@ import java.util.Locale;
 final class ProviderErrors {
   /** Provider messages are cut to this length: they are for logs, and may echo input. */
   static final int MAX_MESSAGE_CHARS = 200;
+  /** The rule of a stream cut at the adapter's content limit. */
+  static final String STREAM_TOO_LARGE_RULE = "stream.too_large";
 
   private ProviderErrors() {}
 
@@ -176,6 +178,17 @@ final class ProviderErrors {
   static ProviderException interrupted(String provider, String what, Throwable cause) {
     return ProviderException.unknownOutcome("[" + ProviderErrorKind.INTERRUPTED.code() + "] "
         + provider + ": " + what, cause);
+  }
+
+  /**
+   * A stream whose assembled content would go over the adapter's limit; the caller has cut it
+   * (the transport cancels the body, which closes the connection).
+   */
+  static ProviderException streamTooLarge(String provider, long limit) {
+    return ProviderException.abandoned(STREAM_TOO_LARGE_RULE, "["
+        + ProviderErrorKind.STREAM_TOO_LARGE.code() + "] " + provider + ": the stream's"
+        + " assembled content would exceed " + limit + " characters; the stream was cut and"
+        + " its connection closed", null);
   }
 
   static ProviderException undecodable(String provider, String what, Throwable cause) {

@@ -12,7 +12,8 @@ import java.util.function.Consumer;
  * one piece and an LF at the start of the next are one line end), lines starting with
  * {@code ':'} are comments (keep-alives), several {@code data:} lines join with {@code '\n'},
  * and an empty line dispatches the event. An event without data is not dispatched. A line
- * longer than the configured bound fails the parse rather than growing without limit.
+ * longer than the configured bound, or an event whose data (its {@code data:} lines joined)
+ * would be longer, fails the parse rather than growing without limit.
  *
  * <pre>{@code
  * SseParser parser = new SseParser(event -> handle(event.data()));
@@ -23,7 +24,7 @@ import java.util.function.Consumer;
  * <p>Not thread-safe: one parser serves one stream, fed from one thread at a time.
  */
 public final class SseParser {
-  /** The default bound of one line, in bytes. */
+  /** The default bound of one line, in bytes (and of one event's data, in characters). */
   public static final int DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 
   private final Consumer<SseEvent> listener;
@@ -51,7 +52,8 @@ public final class SseParser {
    * Creates a parser.
    *
    * @param listener receives each dispatched event, on the feeding thread
-   * @param maxLineBytes the longest line accepted, in bytes
+   * @param maxLineBytes the longest line accepted, in bytes, and the longest data of one
+   *     event, in characters
    * @throws NullPointerException if listener is null
    * @throws IllegalArgumentException if maxLineBytes is below 1
    */
@@ -67,7 +69,7 @@ public final class SseParser {
    * Feeds the bytes remaining in a buffer, consuming them.
    *
    * @param buffer the bytes
-   * @throws SseException if a line exceeds the bound
+   * @throws SseException if a line or an event's data exceeds the bound
    */
   public void feed(ByteBuffer buffer) {
     if (buffer.hasArray()) {
@@ -87,7 +89,7 @@ public final class SseParser {
    * @param bytes the bytes
    * @param offset where the piece starts
    * @param length how many bytes
-   * @throws SseException if a line exceeds the bound
+   * @throws SseException if a line or an event's data exceeds the bound
    * @throws IndexOutOfBoundsException if the range is outside the array
    */
   public void feed(byte[] bytes, int offset, int length) {
@@ -183,6 +185,9 @@ public final class SseParser {
     }
     switch (field) {
       case "data":
+        if ((long) data.length() + value.length() + (hasData ? 1 : 0) > maxLineBytes) {
+          throw new SseException("an event's data exceeds " + maxLineBytes + " characters");
+        }
         if (hasData) {
           data.append('\n');
         }

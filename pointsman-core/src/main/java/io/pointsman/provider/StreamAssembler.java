@@ -18,10 +18,23 @@ import java.util.TreeMap;
 
 /**
  * Assembles OpenAI-shaped stream chunks into the complete response: text per choice, tool-call
- * fragments merged by index, finish reasons, and the usage when a chunk carries it. Not
+ * fragments merged by index, finish reasons, and the usage when a chunk carries it. The
+ * assembled content is bounded: a chunk that would take it beyond the limit is refused (see
+ * {@link #add}), so that a stream of any length holds at most the limit in memory. Not
  * thread-safe: one per stream.
  */
 final class StreamAssembler {
+  /** The default limit of the assembled content, in characters: 16 Mi. */
+  static final int DEFAULT_MAX_CONTENT = 16 * 1024 * 1024;
+  /**
+   * What each new choice and each new tool call counts toward the limit on top of its
+   * characters (roughly the memory of its entry), so that a stream of empty entries is bounded
+   * too.
+   */
+  static final int ENTRY_ALLOWANCE = 64;
+  private final long maxContent;
+  /** The content assembled so far, in characters plus entry allowances. */
+  private long size;
   private String id;
   private String model;
   private long created;
@@ -41,7 +54,33 @@ final class StreamAssembler {
     final StringBuilder arguments = new StringBuilder();
   }
 
-  void add(ChatChunk chunk) {
+  /** An assembler with the {@linkplain #DEFAULT_MAX_CONTENT default limit}. */
+  StreamAssembler() {
+    this(DEFAULT_MAX_CONTENT);
+  }
+
+  /**
+   * An assembler with a limit.
+   *
+   * @param maxContent the most content to assemble, in characters (text, tool-call ids, types,
+   *     names and arguments, plus {@link #ENTRY_ALLOWANCE} per choice and per tool call)
+   */
+  StreamAssembler(long maxContent) {
+    this.maxContent = maxContent;
+  }
+
+  /**
+   * Adds a chunk, unless its content would take the assembled content beyond the limit: then
+   * nothing of it is added and the stream should be cut.
+   *
+   * @return true when added, false when over the limit
+   */
+  boolean add(ChatChunk chunk) {
+    long grow = sizeOf(chunk);
+    if (grow > maxContent - size) {
+      return false;
+    }
+    size += grow;
     if (id == null && chunk.id() != null) {
       id = chunk.id();
     }
@@ -88,6 +127,50 @@ final class StreamAssembler {
         }
       }
     }
+    return true;
+  }
+
+  /** What the chunk adds to the assembled content; allocates nothing. */
+  private long sizeOf(ChatChunk chunk) {
+    long n = 0;
+    for (ChunkChoice c : chunk.choices()) {
+      ChoiceState state = choices.get(c.index());
+      if (state == null) {
+        n += ENTRY_ALLOWANCE;
+      }
+      if (c.delta() == null) {
+        continue;
+      }
+      if (c.delta().content() != null) {
+        n += c.delta().content().length();
+      }
+      JsonNode calls = c.delta().toolCalls();
+      if (calls != null && calls.isArray()) {
+        for (JsonNode call : calls) {
+          JsonNode index = call.get("index");
+          if (state == null || index == null || !state.tools.containsKey(index.asInt())) {
+            n += ENTRY_ALLOWANCE;
+          }
+          n += length(call.get("id")) + length(call.get("type"));
+          JsonNode fn = call.get("function");
+          if (fn != null) {
+            n += length(fn.get("name")) + length(fn.get("arguments"));
+          }
+        }
+      }
+    }
+    return n;
+  }
+
+  private static long length(JsonNode node) {
+    // What add() appends or keeps: the text, or asText() of another value.
+    return node == null || node.isNull() ? 0 : node.isTextual() ? node.textValue().length()
+        : node.asText().length();
+  }
+
+  /** The content assembled so far, as counted toward the limit. */
+  long size() {
+    return size;
   }
 
   boolean hasOutput() {

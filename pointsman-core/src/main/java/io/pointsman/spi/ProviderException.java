@@ -16,9 +16,17 @@ public final class ProviderException extends PointsmanException {
 
   /** Whether the provider may have done the work. */
   public enum Billing {
-    /** The provider answered with an error: nothing was billed. */
+    /**
+     * The failure proves the provider did no work: the request was refused before it was
+     * processed (a validation, authentication, permission or not-found refusal, a rate limit,
+     * an overload refusal) or was never sent. Costs nothing.
+     */
     NOT_BILLED,
-    /** The request may have been processed (a timeout or a broken connection after the send). */
+    /**
+     * The request may have been processed: a timeout or a broken connection after the send, a
+     * server error or gateway timeout the provider answered after it may have started the work,
+     * an answer cut short by the adapter. The gateway charges the attempt's worst case.
+     */
     UNKNOWN
   }
 
@@ -42,7 +50,8 @@ public final class ProviderException extends PointsmanException {
   }
 
   /**
-   * The provider answered with an error status.
+   * The provider answered with an error status. Its billing follows {@link #billingOf}: a
+   * refusal before processing is not billed, any other status is an unknown outcome.
    *
    * @param httpStatus the provider's HTTP status
    * @param message what the provider said (sanitized)
@@ -55,7 +64,8 @@ public final class ProviderException extends PointsmanException {
 
   /**
    * The provider answered with an error status, classified by a rule name (for example
-   * {@code "context_length"}) that {@link #rule()} reports.
+   * {@code "context_length"}) that {@link #rule()} reports. Its billing follows
+   * {@link #billingOf}.
    *
    * @param httpStatus the provider's HTTP status
    * @param message what the provider said (sanitized)
@@ -70,7 +80,53 @@ public final class ProviderException extends PointsmanException {
     Status status = httpStatus == 429 ? Status.TOO_MANY_REQUESTS
         : httpStatus == 400 ? Status.BAD_REQUEST : Status.BAD_GATEWAY;
     return new ProviderException(status, rule, "provider answered " + httpStatus + ": "
-        + message, Billing.NOT_BILLED, retryable, retryAfter, null);
+        + message, billingOf(httpStatus), retryable, retryAfter, null);
+  }
+
+  /**
+   * Says whether an error status proves that the provider did no work. Only refusals before
+   * processing do: 400, 401, 403, 404, 413 and 422 (validation and authentication refusals),
+   * 429 (rate limit), 503 and 529 (overload refusals). Every other status, 408, 409, 500, 502,
+   * 504 and 520 to 524 included, may come after the provider started the work (a proxy or the
+   * provider's own front end timing out, a server failing half-way), so its outcome is
+   * unknown.
+   *
+   * @param httpStatus the provider's HTTP status
+   * @return {@link Billing#NOT_BILLED} for a refusal before processing, else
+   *     {@link Billing#UNKNOWN}
+   */
+  public static Billing billingOf(int httpStatus) {
+    switch (httpStatus) {
+      case 400:
+      case 401:
+      case 403:
+      case 404:
+      case 413:
+      case 422:
+      case 429:
+      case 503:
+      case 529:
+        return Billing.NOT_BILLED;
+      default:
+        return Billing.UNKNOWN;
+    }
+  }
+
+  /**
+   * The adapter stopped reading an answer the provider was still sending, for example a stream
+   * over the adapter's size limit, and closed its connection. The provider may bill what it
+   * generated, so the outcome is unknown (the gateway charges the attempt's worst case); a
+   * retry would most likely end the same way, so it is not retryable.
+   *
+   * @param rule the reason, for example {@code "stream.too_large"}, reported by {@link #rule()}
+   * @param message what happened
+   * @param cause the underlying failure, or {@code null}
+   * @return the exception; status 502, not retryable, billing unknown
+   * @throws NullPointerException if rule is null
+   */
+  public static ProviderException abandoned(String rule, String message, Throwable cause) {
+    return new ProviderException(Status.BAD_GATEWAY, Objects.requireNonNull(rule, "rule"),
+        message, Billing.UNKNOWN, false, null, cause);
   }
 
   /**

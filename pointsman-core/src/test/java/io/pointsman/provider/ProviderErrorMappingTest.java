@@ -89,7 +89,7 @@ class ProviderErrorMappingTest {
 
   @ParameterizedTest(name = "{0} -> {2}")
   @MethodSource("statuses")
-  void mapsEveryErrorStatusToATypedNotBilledFailureForBothAdapters(int status, String body,
+  void mapsEveryErrorStatusToATypedFailureForBothAdapters(int status, String body,
       ProviderErrorKind kind, Status gatewayStatus, boolean retryable) {
     for (Provider provider : List.of(openAi(), anthropic())) {
       server.enqueue(FixtureResponse.json(status, body));
@@ -97,7 +97,8 @@ class ProviderErrorMappingTest {
       assertThat(ProviderErrorKind.of(e)).as(provider.toString()).isEqualTo(kind);
       assertThat(e.status()).isEqualTo(gatewayStatus);
       assertThat(e.retryable()).isEqualTo(retryable);
-      assertThat(e.billing()).isEqualTo(Billing.NOT_BILLED);
+      // Which statuses are billed is pinned row by row in StatusClassificationTest.
+      assertThat(e.billing()).isEqualTo(ProviderException.billingOf(status));
       assertThat(e.getMessage()).doesNotContain("sk-x");
     }
   }

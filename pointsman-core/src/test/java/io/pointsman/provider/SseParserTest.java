@@ -64,6 +64,20 @@ class SseParserTest {
         .isInstanceOf(SseException.class);
   }
 
+  @Test
+  void refusesAnEventWhoseDataLinesTogetherGoBeyondTheBound() {
+    List<SseEvent> events = new ArrayList<>();
+    SseParser parser = new SseParser(events::add, 16);
+    // Each line fits; joined with their line feeds they reach exactly 16 characters.
+    byte[] fits = "data: 0123456\ndata: 01234567\n\n".getBytes(StandardCharsets.UTF_8);
+    parser.feed(fits, 0, fits.length);
+    assertThat(events).containsExactly(new SseEvent("message", "0123456\n01234567", null));
+    // One character more, in many lines of one event that never ends, is refused.
+    byte[] more = "data: 0123456\ndata: 012345678\n".getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> parser.feed(more, 0, more.length))
+        .isInstanceOf(SseException.class).hasMessageContaining("event's data");
+  }
+
   /**
    * Generates random event streams, serializes them with random line endings, comments,
    * keep-alives and a byte order mark, cuts them into random pieces and checks that the events

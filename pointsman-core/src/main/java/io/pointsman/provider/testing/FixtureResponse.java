@@ -6,7 +6,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.function.LongFunction;
 
 /**
  * A scripted response of {@link HttpFixtureServer}. A plain response is sent with a
@@ -22,19 +25,20 @@ public final class FixtureResponse {
   final int status;
   final Map<String, String> headers;
   final byte[] body;
-  final List<byte[]> frames;
+  /** The frames of an event stream, null for a plain body; made lazily when generated. */
+  final Iterable<byte[]> frames;
   final Duration headersDelay;
   final Duration frameDelay;
   final int framesBeforeEnding;
   final Ending ending;
 
   private FixtureResponse(int status, Map<String, String> headers, byte[] body,
-      List<byte[]> frames, Duration headersDelay, Duration frameDelay, int framesBeforeEnding,
+      Iterable<byte[]> frames, Duration headersDelay, Duration frameDelay, int framesBeforeEnding,
       Ending ending) {
     this.status = status;
     this.headers = Map.copyOf(headers);
     this.body = body;
-    this.frames = frames == null ? null : List.copyOf(frames);
+    this.frames = frames;
     this.headersDelay = headersDelay;
     this.frameDelay = frameDelay;
     this.framesBeforeEnding = framesBeforeEnding;
@@ -68,7 +72,46 @@ public final class FixtureResponse {
     for (String f : frames) {
       raw.add(f.getBytes(StandardCharsets.UTF_8));
     }
-    return new FixtureResponse(200, Map.of("content-type", "text/event-stream"), null, raw,
+    return new FixtureResponse(200, Map.of("content-type", "text/event-stream"), null,
+        List.copyOf(raw), Duration.ZERO, Duration.ZERO, Integer.MAX_VALUE, Ending.COMPLETE);
+  }
+
+  /**
+   * Returns an event-stream response of status 200 whose frames are made one at a time, as
+   * they are written, and written one chunk each: a stream of any length (gigabytes, for
+   * memory tests) holds no more than one frame in the server's memory. Each request answered
+   * with this response makes its frames anew.
+   *
+   * @param count how many frames
+   * @param frame makes frame {@code i} (from 0) exactly as sent (include the blank line that
+   *     ends each event); called on the connection's thread, and may return the same array
+   *     each time
+   * @return the response
+   * @throws NullPointerException if frame is null
+   * @throws IllegalArgumentException if count is negative
+   */
+  public static FixtureResponse sse(long count, LongFunction<byte[]> frame) {
+    Objects.requireNonNull(frame, "frame");
+    if (count < 0) {
+      throw new IllegalArgumentException("count must not be negative: " + count);
+    }
+    Iterable<byte[]> frames = () -> new Iterator<>() {
+      private long next;
+
+      @Override
+      public boolean hasNext() {
+        return next < count;
+      }
+
+      @Override
+      public byte[] next() {
+        if (next >= count) {
+          throw new NoSuchElementException();
+        }
+        return Objects.requireNonNull(frame.apply(next++), "frame");
+      }
+    };
+    return new FixtureResponse(200, Map.of("content-type", "text/event-stream"), null, frames,
         Duration.ZERO, Duration.ZERO, Integer.MAX_VALUE, Ending.COMPLETE);
   }
 

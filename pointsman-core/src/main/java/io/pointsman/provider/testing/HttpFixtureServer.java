@@ -150,6 +150,31 @@ public final class HttpFixtureServer implements AutoCloseable {
     return connections.get();
   }
 
+  /**
+   * Waits until no accepted connection is open any more: each was closed by the client (or
+   * reset by a scripted cut) and the server has noticed, by reading the end of the stream or
+   * failing to write to it. A test of cancellation uses it to see that the client closed the
+   * connection of a response still being written.
+   *
+   * @param timeout the longest wait
+   * @return true when no connection is open, false when some still were at the timeout
+   * @throws InterruptedException if interrupted while waiting
+   * @throws NullPointerException if timeout is null
+   */
+  public boolean awaitNoOpenConnections(Duration timeout) throws InterruptedException {
+    long until = System.nanoTime() + timeout.toNanos();
+    synchronized (open) {
+      while (!open.isEmpty()) {
+        long left = until - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(open, left);
+      }
+      return true;
+    }
+  }
+
   /** Stops accepting, ends silent responses and closes every connection. */
   @Override
   public void close() {
@@ -204,7 +229,10 @@ public final class HttpFixtureServer implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       // A client that went away ends its connection; that is what some tests provoke.
     } finally {
-      open.remove(s);
+      synchronized (open) {
+        open.remove(s);
+        open.notifyAll();
+      }
     }
   }
 
