@@ -758,6 +758,9 @@ public final class Gateway implements AutoCloseable {
       }
       error = PointsmanException.failure(Status.INTERNAL, Stages.LEDGER_WRITE,
           "the call's charge could not be computed: " + e.getClass().getName(), e);
+      if (failure != null) {
+        error.addSuppressed(failure);
+      }
       charge = new Charge(null, saturatedMultiply(call.worstCaseMicros, call.dispatched),
           true);
       outcome = call.dispatched > 0 ? UsageOutcome.UNKNOWN : UsageOutcome.FAILED;
@@ -832,7 +835,7 @@ public final class Gateway implements AutoCloseable {
     try {
       return Math.max(0, call.reservation.heldMicros());
     } catch (RuntimeException e) {
-      LOG.warn("reservation {} could not report its hold", call.requestId, e);
+      LOG.warn("the reservation of call {} could not report its hold", call.requestId, e);
       return 0;
     }
   }
