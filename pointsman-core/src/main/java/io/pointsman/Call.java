@@ -21,7 +21,10 @@ final class Call implements Exchange {
   final CallOptions options;
   final Instant startedAt;
   final long startNanos;
-  final Instant deadline;
+  /** Whether the call has a deadline ({@link CallOptions#timeout()}). */
+  final boolean hasDeadline;
+  /** The deadline on the monotonic clock ({@link Clock#nanoTime()}), when there is one. */
+  final long deadlineNanos;
   final StreamObserver observer;
   final long[] nanos = new long[Stages.ORDER.size() + 1];
 
@@ -29,6 +32,11 @@ final class Call implements Exchange {
   Identity identity;
   Set<String> tags = Set.of();
   ResolvedModel model;
+  /** The number of choices the hold covers ({@code n}, at least 1). */
+  int choices = 1;
+  /** The per-choice output cap the hold covers, sent on the wire of every attempt. */
+  long outputCap;
+  /** The worst case of one attempt: what the hold covers and what an unknown attempt costs. */
   long worstCaseMicros;
   Reservation reservation;
   boolean reservationEnded;
@@ -56,9 +64,31 @@ final class Call implements Exchange {
     this.request = request;
     this.startedAt = startedAt;
     this.startNanos = startNanos;
-    this.deadline = options.timeout() == null ? null : startedAt.plus(options.timeout());
+    this.hasDeadline = options.timeout() != null;
+    this.deadlineNanos = hasDeadline ? saturatedAdd(startNanos, options.timeout()) : 0;
     this.observer = observer;
     Arrays.fill(nanos, -1);
+  }
+
+  private static long saturatedAdd(long nanos, java.time.Duration timeout) {
+    long amount;
+    try {
+      amount = timeout.toNanos();
+    } catch (ArithmeticException e) {
+      amount = Long.MAX_VALUE;
+    }
+    // A timeout of centuries is as good as none, but the difference arithmetic must not wrap.
+    return nanos + Math.min(amount, Long.MAX_VALUE / 4);
+  }
+
+  /**
+   * Returns the nanoseconds left before the deadline, negative or zero once it passed.
+   *
+   * @param nowNanos a reading of the monotonic clock
+   * @return the time left
+   */
+  long nanosLeft(long nowNanos) {
+    return deadlineNanos - nowNanos;
   }
 
   void addNanos(String stage, long amount) {
@@ -140,7 +170,7 @@ final class Call implements Exchange {
   /** The caller side of a stream: its observer and cancellation flag. */
   static final class StreamState implements StreamControl {
     private volatile boolean cancelled;
-    RuntimeException observerFailure;
+    Throwable observerFailure;
 
     @Override
     public void cancel() {

@@ -100,6 +100,9 @@ public final class Gateway implements AutoCloseable {
   private final RetryPolicy retryPolicy;
   private final StageTimers timers = new StageTimers();
   private final AtomicLong authFailures = new AtomicLong();
+  private final AtomicLong invalidUsage = new AtomicLong();
+  private final AtomicLong usageAboveBound = new AtomicLong();
+  private final AtomicLong holdsLeftForRecovery = new AtomicLong();
 
   private Gateway(Builder b) {
     this.config = b.copy();
@@ -183,6 +186,42 @@ public final class Gateway implements AutoCloseable {
    */
   public long authenticationFailures() {
     return authFailures.get();
+  }
+
+  /**
+   * Returns how many provider replies carried usage that cannot be true (a negative count,
+   * more cached than prompt tokens, or a cost that overflows or exceeds
+   * {@link io.pointsman.spi.Counter#MAX_VALUE}). Each such call was charged its attempt's worst
+   * case with {@link UsageRecord#costEstimated()} set, instead of the reported usage.
+   *
+   * @return the count
+   */
+  public long invalidUsageCount() {
+    return invalidUsage.get();
+  }
+
+  /**
+   * Returns how many provider replies reported plausible usage beyond what the hold assumed:
+   * more prompt tokens than the input bound, or more completion tokens than the choices times
+   * the output cap sent. Each was charged as reported (never below what the provider billed),
+   * so its usage record's cost may exceed its {@link UsageRecord#heldMicros()}.
+   *
+   * @return the count
+   */
+  public long usageAboveBoundCount() {
+    return usageAboveBound.get();
+  }
+
+  /**
+   * Returns how many reservations were left held because the call had dispatched and its usage
+   * record could not be made durable. The journal's dispatch intent brings such a call back as
+   * interrupted at recovery, which ends its hold exactly once; ending it here as well would end
+   * it twice.
+   *
+   * @return the count
+   */
+  public long holdsLeftForRecovery() {
+    return holdsLeftForRecovery.get();
   }
 
   /**
@@ -285,12 +324,15 @@ public final class Gateway implements AutoCloseable {
     } catch (RuntimeException e) {
       failure = e;
     } catch (Error e) {
-      // Account even when the JVM is in trouble, then let the error go.
+      // Account even when the JVM is in trouble (an Error after a send is an unknown outcome,
+      // charged at its worst case), then let the error go.
       try {
         finish(call, null, PointsmanException.failure(Status.INTERNAL, "gateway",
             "fatal error: " + e.getClass().getName(), e));
-      } catch (RuntimeException accounted) {
-        e.addSuppressed(accounted);
+      } catch (RuntimeException | Error accounted) {
+        if (accounted != e) {
+          e.addSuppressed(accounted);
+        }
       }
       throw e;
     }
@@ -308,9 +350,11 @@ public final class Gateway implements AutoCloseable {
 
     t = clock.nanoTime();
     try {
+      call.choices = call.request.n() == null ? 1 : call.request.n();
+      call.outputCap = call.model.maxOutputTokens();
       call.worstCaseMicros = worstCase(call);
       Admission admission = new Admission(call.eventId, call.identity, call.tags, call.model,
-          call.model.inputTokens(), call.model.maxOutputTokens(), call.worstCaseMicros,
+          call.model.inputTokens(), call.outputCap * call.choices, call.worstCaseMicros,
           call.startedAt);
       call.reservation = Objects.requireNonNull(limiter.reserve(admission),
           "limiter returned null");
@@ -392,7 +436,9 @@ public final class Gateway implements AutoCloseable {
     Duration pauseElsewhere = null;
     int maxAttempts = Math.max(1, retryPolicy.maxAttempts());
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
-      if (call.deadline != null && !clock.now().isBefore(call.deadline)) {
+      // Deadlines are measured on the monotonic clock: a step of the wall clock neither
+      // shortens nor lengthens them.
+      if (call.hasDeadline && call.nanosLeft(clock.nanoTime()) <= 0) {
         throw PointsmanException.denied(Status.GATEWAY_TIMEOUT, Stages.PROVIDER_ATTEMPT, null,
             "the call's deadline passed before attempt " + attempt);
       }
@@ -408,39 +454,49 @@ public final class Gateway implements AutoCloseable {
         Duration pause = deployment.id().equals(pausedFrom) ? pauseSame : pauseElsewhere;
         if (pause == null) {
           // Only the deployment that asked for a longer wait than the policy allows is left.
-          router.onOutcome(deployment, false, Duration.ZERO);
+          tellRouter(call, deployment, false, Duration.ZERO);
           throw last;
         }
         try {
           pauseBeforeRetry(call, pause);
         } catch (RuntimeException e) {
-          router.onOutcome(deployment, false, Duration.ZERO);
+          tellRouter(call, deployment, false, Duration.ZERO);
           throw e;
         }
       }
       call.deployment = deployment;
       call.attempt = attempt;
+      int unknownBefore = call.unknownAttempts;
       long began = clock.nanoTime();
       boolean reported = false;
       try {
         Reply reply = StageChain.run(stages.get(InsertionPoint.BEFORE_PROVIDER), call,
             this::attempt);
         reported = true;
-        router.onOutcome(deployment, true, Duration.ofNanos(clock.nanoTime() - began));
+        tellRouter(call, deployment, true, Duration.ofNanos(clock.nanoTime() - began));
         return reply;
       } catch (ProviderException e) {
         reported = true;
-        router.onFailure(deployment, e, Duration.ofNanos(clock.nanoTime() - began));
+        try {
+          router.onFailure(deployment, e, Duration.ofNanos(clock.nanoTime() - began));
+        } catch (RuntimeException routerFailure) {
+          LOG.warn("router failed to take the outcome of call {} on {}", call.requestId,
+              deployment.id(), routerFailure);
+        }
         last = e;
         failed.add(deployment.id());
-        boolean streamStarted = call.chunksDelivered > 0;
-        if (streamStarted || attempt == maxAttempts) {
+        if (!mayRetry(call, e, attempt, maxAttempts)) {
           throw e;
         }
         pauseSame = retryPolicy.retryAfter(attempt, e);
         pauseElsewhere = e.retryAfter() == null ? pauseSame
             : retryPolicy.retryAfter(attempt, e.withoutRetryAfter());
         if (pauseSame == null && pauseElsewhere == null) {
+          throw e;
+        }
+        if (call.unknownAttempts > unknownBefore && !extendHold(call)) {
+          // The failed attempt may have been billed up to its worst case, which the hold
+          // already covers; a retry needs a worst case of its own, or it does not run.
           throw e;
         }
         pausedFrom = deployment.id();
@@ -451,19 +507,80 @@ public final class Gateway implements AutoCloseable {
         if (!reported) {
           // A stage denial, an intent that could not be recorded, or an error: the router
           // still learns the attempt ended, so its in-flight counts and probes do not leak.
-          router.onOutcome(deployment, false, Duration.ofNanos(clock.nanoTime() - began));
+          tellRouter(call, deployment, false, Duration.ofNanos(clock.nanoTime() - began));
         }
       }
     }
     throw last;
   }
 
+  /**
+   * Whether a failed attempt may be followed by another: never once a chunk reached the caller,
+   * once the caller's observer failed, once the calling thread is interrupted (the flag stays
+   * set), or after the last attempt.
+   */
+  private static boolean mayRetry(Call call, ProviderException e, int attempt, int maxAttempts) {
+    if (attempt >= maxAttempts || call.chunksDelivered > 0) {
+      return false;
+    }
+    if (call.stream != null && call.stream.observerFailure != null) {
+      return false;
+    }
+    boolean interrupted = Thread.currentThread().isInterrupted();
+    if (!interrupted && causedByInterrupt(e)) {
+      // The provider cleared the flag on its way out; the caller still asked to stop.
+      Thread.currentThread().interrupt();
+      interrupted = true;
+    }
+    if (interrupted) {
+      LOG.debug("call {} attempt {} failed and the calling thread is interrupted: not"
+          + " retried", call.requestId, attempt);
+      return false;
+    }
+    return true;
+  }
+
+  private static boolean causedByInterrupt(Throwable e) {
+    int depth = 0;
+    for (Throwable c = e; c != null && depth < 16; c = c.getCause(), depth++) {
+      if (c instanceof InterruptedException || c instanceof java.io.InterruptedIOException
+          || c instanceof java.nio.channels.ClosedByInterruptException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Holds one more attempt's worst case before a retry after an unknown outcome. */
+  private boolean extendHold(Call call) {
+    try {
+      if (call.reservation.extend(call.worstCaseMicros)) {
+        return true;
+      }
+      LOG.debug("call {}: the limits cannot hold another worst case of {}; not retried",
+          call.requestId, call.worstCaseMicros);
+    } catch (RuntimeException e) {
+      LOG.warn("call {}: extending reservation {} failed; not retried", call.requestId,
+          call.reservation.id(), e);
+    }
+    return false;
+  }
+
+  private void tellRouter(Call call, Deployment deployment, boolean success, Duration took) {
+    try {
+      router.onOutcome(deployment, success, took);
+    } catch (RuntimeException e) {
+      LOG.warn("router failed to take the outcome of call {} on {}", call.requestId,
+          deployment.id(), e);
+    }
+  }
+
   private void pauseBeforeRetry(Call call, Duration pause) {
     if (pause.isZero() || pause.isNegative()) {
       return;
     }
-    if (call.deadline != null
-        && clock.now().plus(pause).isAfter(call.deadline)) {
+    if (call.hasDeadline
+        && pause.compareTo(Duration.ofNanos(Math.max(0, call.nanosLeft(clock.nanoTime())))) > 0) {
       throw PointsmanException.denied(Status.GATEWAY_TIMEOUT, Stages.PROVIDER_ATTEMPT, null,
           "the call's deadline leaves no time for the retry pause of " + pause);
     }
@@ -486,6 +603,7 @@ public final class Gateway implements AutoCloseable {
     }
     long t = clock.nanoTime();
     try {
+      ChatRequest wire = wireRequest(call, deployment);
       DispatchIntent intent = new DispatchIntent(call.eventId, call.requestId, call.attempt,
           call.identity.keyId(), call.identity.userId(), call.identity.teamId(),
           call.identity.orgId(), call.tags, call.model.name(), deployment.id(),
@@ -501,8 +619,12 @@ public final class Gateway implements AutoCloseable {
       }
       // From here the provider may do (and bill) the work.
       call.dispatched++;
+      // The provider converts the deadline to its own monotonic time at once; it is anchored
+      // to the wall clock now, from the time left on the gateway's monotonic clock.
+      Instant deadline = call.hasDeadline ? clock.now().plusNanos(Math.max(0,
+          call.nanosLeft(clock.nanoTime()))) : null;
       ProviderCall providerCall = new ProviderCall(call.requestId, call.eventId, deployment,
-          call.request.withModel(deployment.providerModel()), call.attempt, call.deadline);
+          wire, call.attempt, deadline);
       ProviderReply reply;
       try {
         reply = call.observer == null ? provider.send(providerCall)
@@ -516,6 +638,10 @@ public final class Gateway implements AutoCloseable {
         call.unknownAttempts++;
         throw ProviderException.unknownOutcome("provider '" + deployment.provider()
             + "' failed: " + e.getClass().getName(), e);
+      } catch (Error e) {
+        // After the send nobody knows what the provider did: charged at the worst case.
+        call.unknownAttempts++;
+        throw e;
       }
       if (reply == null) {
         call.unknownAttempts++;
@@ -530,12 +656,54 @@ public final class Gateway implements AutoCloseable {
     }
   }
 
+  /**
+   * The request an attempt sends: the deployment's model name, the output cap the hold covers
+   * (lowered to the caller's own or a fallback model's smaller cap, never raised) on
+   * {@code max_completion_tokens} — or on {@code max_tokens} when that is the field the
+   * request used — and no more choices than the hold covers.
+   */
+  private ChatRequest wireRequest(Call call, Deployment deployment) {
+    ChatRequest r = call.request;
+    int n = r.n() == null ? 1 : r.n();
+    if (n > call.choices) {
+      throw PointsmanException.failure(Status.INTERNAL, Stages.PROVIDER_ATTEMPT, "the request"
+          + " asks for " + n + " choices after admission, the reservation covers "
+          + call.choices + "; the provider was not called", null);
+    }
+    long cap = call.outputCap;
+    if (!deployment.servesModel().equals(call.model.name())
+        && resolver instanceof ModelCatalog catalog) {
+      ModelSpec fallback = catalog.find(deployment.servesModel());
+      if (fallback != null) {
+        cap = Math.min(cap, fallback.maxOutputTokens());
+      }
+    }
+    int wireCap = (int) Math.max(1, Math.min(cap, Integer.MAX_VALUE));
+    ChatRequest.Builder b = r.toBuilder().model(deployment.providerModel());
+    if (r.maxTokens() != null) {
+      b.maxTokens(Math.min(r.maxTokens(), wireCap));
+    }
+    if (r.maxCompletionTokens() != null || r.maxTokens() == null) {
+      b.maxCompletionTokens(r.maxCompletionTokens() == null ? wireCap
+          : Math.min(r.maxCompletionTokens(), wireCap));
+    }
+    return b.build();
+  }
+
   private boolean deliver(Call call, io.pointsman.model.ChatChunk chunk) {
     Call.StreamState state = call.stream;
     if (state == null) {
       state = new Call.StreamState();
       call.stream = state;
-      call.observer.onStart(state);
+      try {
+        call.observer.onStart(state);
+      } catch (Throwable e) {
+        // The caller's failure, not the provider's: the stream stops, the call fails, and
+        // what the provider did is charged; never a reason to send again.
+        state.observerFailure = e;
+        state.cancel();
+        return false;
+      }
     }
     if (state.cancelled()) {
       return false;
@@ -545,7 +713,7 @@ public final class Gateway implements AutoCloseable {
       if (call.chunksDelivered++ == 0) {
         call.firstChunkNanos = clock.nanoTime() - call.startNanos;
       }
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
       state.observerFailure = e;
       state.cancel();
     }
@@ -553,20 +721,130 @@ public final class Gateway implements AutoCloseable {
   }
 
   // ---------------------------------------------------------------------------------------
-  // Stage 9: settle the reservation and record the usage, exactly once per call.
+  // Stage 9: record the usage, then end the reservation, exactly once per call.
+
+  /** What a call is charged: the usage recorded, its cost and whether the cost is estimated. */
+  private record Charge(Usage usage, long costMicros, boolean estimated) {}
 
   private ChatResult finish(Call call, Reply reply, RuntimeException failure) {
-    if (failure == null && call.contractViolation != null) {
-      failure = PointsmanException.failure(Status.INTERNAL, "chain", call.contractViolation,
-          null);
+    PointsmanException error;
+    Charge charge;
+    UsageOutcome outcome;
+    Error fatal = null;
+    try {
+      if (failure == null && call.contractViolation != null) {
+        failure = PointsmanException.failure(Status.INTERNAL, "chain", call.contractViolation,
+            null);
+      }
+      if (failure == null && call.stream != null && call.stream.observerFailure != null) {
+        failure = PointsmanException.failure(Status.INTERNAL, "stream.observer",
+            "the stream observer failed: " + call.stream.observerFailure.getClass().getName(),
+            call.stream.observerFailure);
+      }
+      error = failure == null ? null : asPointsman(failure);
+      charge = charge(call);
+      outcome = outcomeOf(call, error);
+      if (call.stream != null && call.stream.cancelled() && error == null) {
+        outcome = UsageOutcome.CANCELLED;
+        charge = new Charge(charge.usage(), charge.costMicros(), true);
+      }
+    } catch (RuntimeException | Error e) {
+      // The gateway's own bookkeeping failed: still record, charging every dispatched attempt
+      // its worst case, and end the hold.
+      LOG.error("call {}: the charge could not be computed; charging the worst case",
+          call.requestId, e);
+      if (e instanceof Error err) {
+        fatal = err;
+      }
+      error = PointsmanException.failure(Status.INTERNAL, Stages.LEDGER_WRITE,
+          "the call's charge could not be computed: " + e.getClass().getName(), e);
+      if (failure != null) {
+        error.addSuppressed(failure);
+      }
+      charge = new Charge(null, saturatedMultiply(call.worstCaseMicros, call.dispatched),
+          true);
+      outcome = call.dispatched > 0 ? UsageOutcome.UNKNOWN : UsageOutcome.FAILED;
     }
-    if (failure == null && call.stream != null && call.stream.observerFailure != null) {
-      failure = PointsmanException.failure(Status.INTERNAL, "stream.observer",
-          "the stream observer failed: " + call.stream.observerFailure.getClass().getName(),
-          call.stream.observerFailure);
-    }
-    PointsmanException error = failure == null ? null : asPointsman(failure);
 
+    long t = clock.nanoTime();
+    boolean durable = false;
+    try {
+      UsageRecord record = new UsageRecord(call.eventId, call.requestId,
+          call.identity.keyId(), call.identity.userId(), call.identity.teamId(),
+          call.identity.orgId(), call.tags, call.model == null ? null : call.model.name(),
+          call.answeredBy == null ? null : call.answeredBy.id(), call.dispatched, outcome,
+          error == null ? 200 : error.status().httpStatus(),
+          error == null ? null : error.stage(), error == null ? null : error.rule(),
+          charge.usage(), charge.costMicros(), charge.estimated(),
+          call.reservation == null ? null : call.reservation.id(), heldMicros(call),
+          call.cacheStatus.outcome(), call.startedAt, Math.max(0, clock.nanoTime()
+              - call.startNanos));
+      // The record first: a hold ended before its record is durable would come back from the
+      // journal's intent as interrupted and be ended a second time.
+      accounting.settled(record);
+      durable = true;
+    } catch (RuntimeException | Error e) {
+      LOG.error("usage record of call {} could not be made durable", call.requestId, e);
+      if (e instanceof Error err && fatal == null) {
+        fatal = err;
+      }
+      PointsmanException accountingError = e instanceof PointsmanException pe ? pe
+          : PointsmanException.failure(Status.UNAVAILABLE, Stages.LEDGER_WRITE,
+              "the usage record could not be made durable", e);
+      if (error != null && error != accountingError) {
+        accountingError.addSuppressed(error);
+      }
+      error = accountingError;
+    } finally {
+      try {
+        Error ending = endReservation(call, charge, durable);
+        if (fatal == null) {
+          fatal = ending;
+        }
+      } finally {
+        call.addNanos(Stages.LEDGER_WRITE, clock.nanoTime() - t);
+        call.nanos[Stages.ORDER.size()] = clock.nanoTime() - call.startNanos;
+        try {
+          timers.record(call.nanos);
+        } catch (RuntimeException e) {
+          LOG.warn("stage timers failed for call {}", call.requestId, e);
+        }
+      }
+    }
+    if (fatal != null) {
+      if (error != null && error.getCause() != fatal) {
+        fatal.addSuppressed(error);
+      }
+      throw fatal;
+    }
+    if (error != null) {
+      LOG.debug("call {} failed at {}: {}", call.requestId, error.stage(), error.getMessage());
+      throw error;
+    }
+    return new ChatResult(reply.response(), call.providerReply == null ? null : charge.usage(),
+        charge.costMicros(), charge.estimated(), call.cacheStatus,
+        call.answeredBy == null ? null : call.answeredBy.id(), call.dispatched, call.eventId,
+        call.requestId, outcome, new StageTimings(call.nanos), call.firstChunkNanos,
+        call.reservation == null ? java.util.List.of() : remaining(call));
+  }
+
+  private static long heldMicros(Call call) {
+    if (call.reservation == null) {
+      return 0;
+    }
+    try {
+      return Math.max(0, call.reservation.heldMicros());
+    } catch (RuntimeException e) {
+      LOG.warn("the reservation of call {} could not report its hold", call.requestId, e);
+      return 0;
+    }
+  }
+
+  /**
+   * Prices what the provider did, through the one validation boundary for provider usage.
+   * Never throws for anything a provider reports.
+   */
+  private Charge charge(Call call) {
     Usage usage = null;
     long cost = 0;
     boolean estimated = false;
@@ -575,9 +853,8 @@ public final class Gateway implements AutoCloseable {
       usage = pr.usage();
       estimated = pr.usageEstimated();
       if (usage == null) {
-        // No usage reported (or a cancelled stream): full input plus counted output.
-        long out = TokenBounds.count(pr.response().firstText());
-        usage = Usage.of(call.model.inputTokens(), out);
+        // No usage reported (or a cancelled stream): full input plus the counted output.
+        usage = Usage.of(call.model.inputTokens(), countOutput(pr.response()));
         estimated = true;
       }
       Price price = priceOf(call);
@@ -585,61 +862,90 @@ public final class Gateway implements AutoCloseable {
         cost = call.worstCaseMicros;
         estimated = true;
       } else {
-        long cached = Math.min(usage.cachedTokens(), usage.promptTokens());
-        cost = price.cost(usage.promptTokens() - cached, cached, usage.completionTokens());
+        Charge checked = checkUsage(call, usage, price);
+        usage = checked.usage();
+        cost = checked.costMicros();
+        estimated |= checked.estimated();
       }
     }
     if (call.unknownAttempts > 0) {
       // An attempt whose outcome is unknown may have been billed: charge its worst case.
-      cost = Math.addExact(cost, Math.multiplyExact(call.worstCaseMicros, call.unknownAttempts));
+      cost = saturatedAdd(cost, saturatedMultiply(call.worstCaseMicros, call.unknownAttempts));
       estimated = true;
     }
+    return new Charge(usage, cost, estimated);
+  }
 
-    UsageOutcome outcome = outcomeOf(call, error);
-    if (call.stream != null && call.stream.cancelled() && error == null) {
-      outcome = UsageOutcome.CANCELLED;
-      estimated = true;
-    }
-
-    long t = clock.nanoTime();
-    try {
-      endReservation(call, cost, usage);
-      UsageRecord record = new UsageRecord(call.eventId, call.requestId,
-          call.identity.keyId(), call.identity.userId(), call.identity.teamId(),
-          call.identity.orgId(), call.tags, call.model == null ? null : call.model.name(),
-          call.answeredBy == null ? null : call.answeredBy.id(), call.dispatched, outcome,
-          error == null ? 200 : error.status().httpStatus(),
-          error == null ? null : error.stage(), error == null ? null : error.rule(),
-          usage, cost, estimated, call.reservation == null ? null : call.reservation.id(),
-          call.reservation == null ? 0 : call.reservation.heldMicros(),
-          call.cacheStatus.outcome(), call.startedAt, Math.max(0, clock.nanoTime()
-              - call.startNanos));
+  /**
+   * The validation boundary for provider usage. Counts that cannot be true (negative, more
+   * cached than prompt tokens, a cost that overflows or exceeds what a counter holds) are
+   * replaced by the attempt's worst case, estimated and counted in
+   * {@link #invalidUsageCount()}. Plausible counts beyond what the hold assumed are charged as
+   * reported and counted in {@link #usageAboveBoundCount()}.
+   */
+  private Charge checkUsage(Call call, Usage usage, Price price) {
+    long prompt = usage.promptTokens();
+    long completion = usage.completionTokens();
+    long cached = usage.cachedTokens();
+    String invalid = null;
+    long cost = 0;
+    if (prompt < 0 || completion < 0 || cached < 0) {
+      invalid = "a negative token count";
+    } else if (cached > prompt) {
+      invalid = "more cached than prompt tokens";
+    } else {
       try {
-        accounting.settled(record);
-      } catch (RuntimeException e) {
-        LOG.error("usage record of call {} could not be made durable", call.requestId, e);
-        PointsmanException accountingError = e instanceof PointsmanException pe ? pe
-            : PointsmanException.failure(Status.UNAVAILABLE, Stages.LEDGER_WRITE,
-                "the usage record could not be made durable", e);
-        if (error != null) {
-          accountingError.addSuppressed(error);
+        cost = price.cost(prompt - cached, cached, completion);
+        if (cost > io.pointsman.spi.Counter.MAX_VALUE) {
+          invalid = "a cost above " + io.pointsman.spi.Counter.MAX_VALUE + " micro-units";
         }
-        error = accountingError;
+      } catch (ArithmeticException | IllegalArgumentException e) {
+        invalid = "a cost that overflows";
       }
-    } finally {
-      call.addNanos(Stages.LEDGER_WRITE, clock.nanoTime() - t);
-      call.nanos[Stages.ORDER.size()] = clock.nanoTime() - call.startNanos;
-      timers.record(call.nanos);
     }
-    if (error != null) {
-      LOG.debug("call {} failed at {}: {}", call.requestId, error.stage(), error.getMessage());
-      throw error;
+    if (invalid != null) {
+      invalidUsage.incrementAndGet();
+      LOG.warn("call {}: deployment {} reported impossible usage ({}: prompt={}, cached={},"
+          + " completion={}); charged the attempt's worst case of {} micro-units, estimated",
+          call.requestId, deploymentId(call), invalid, prompt, cached, completion,
+          call.worstCaseMicros);
+      long output = saturatedMultiply(call.outputCap, call.choices);
+      return new Charge(Usage.of(call.model.inputTokens(), output), call.worstCaseMicros, true);
     }
-    return new ChatResult(reply.response(), call.providerReply == null ? null : usage, cost,
-        estimated, call.cacheStatus, call.answeredBy == null ? null : call.answeredBy.id(),
-        call.dispatched, call.eventId, call.requestId, outcome,
-        new StageTimings(call.nanos), call.firstChunkNanos,
-        call.reservation == null ? java.util.List.of() : remaining(call));
+    long outputBound = saturatedMultiply(call.outputCap, call.choices);
+    if (prompt > call.model.inputTokens() || completion > outputBound) {
+      usageAboveBound.incrementAndGet();
+      LOG.warn("call {}: deployment {} reported usage beyond the hold's bounds (prompt {} of"
+          + " {}, completion {} of {}); charged as reported: {} micro-units against a worst"
+          + " case of {}", call.requestId, deploymentId(call), prompt,
+          call.model.inputTokens(), completion, outputBound, cost, call.worstCaseMicros);
+    }
+    return new Charge(usage, cost, false);
+  }
+
+  private static String deploymentId(Call call) {
+    return call.answeredBy == null ? null : call.answeredBy.id();
+  }
+
+  private static long countOutput(ChatResponse response) {
+    long total = 0;
+    for (io.pointsman.model.Choice choice : response.choices()) {
+      if (choice != null && choice.message() != null) {
+        total = saturatedAdd(total, TokenBounds.count(choice.message().text()));
+      }
+    }
+    return total;
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+  }
+
+  private static long saturatedMultiply(long a, long b) {
+    long hi = Math.multiplyHigh(a, b);
+    long lo = a * b;
+    return (hi == 0 && lo >= 0) || (hi == -1 && lo < 0) ? lo : Long.MAX_VALUE;
   }
 
   private static java.util.List<io.pointsman.spi.LimitRemaining> remaining(Call call) {
@@ -651,20 +957,38 @@ public final class Gateway implements AutoCloseable {
     }
   }
 
-  private void endReservation(Call call, long cost, Usage usage) {
+  /**
+   * Ends the reservation once the record is durable: settled at the charge when any attempt
+   * was dispatched, released otherwise. A call that dispatched and whose record is not durable
+   * keeps its hold: the journal's dispatch intent brings it back at recovery, which ends it
+   * exactly once. Never throws; returns an {@link Error} the limiter threw, for the caller to
+   * rethrow once the call is accounted.
+   */
+  private Error endReservation(Call call, Charge charge, boolean durable) {
     if (call.reservation == null || call.reservationEnded) {
-      return;
+      return null;
+    }
+    if (!durable && call.dispatched > 0) {
+      holdsLeftForRecovery.incrementAndGet();
+      LOG.error("reservation {} of call {} stays held: the call dispatched and its usage record"
+          + " is not durable; recovery of its dispatch intent ends the hold",
+          call.reservation.id(), call.requestId);
+      return null;
     }
     call.reservationEnded = true;
     try {
       if (call.dispatched > 0) {
-        call.reservation.settle(cost, usage);
+        call.reservation.settle(charge.costMicros(), charge.usage());
       } else {
         call.reservation.release();
       }
     } catch (RuntimeException e) {
       LOG.error("reservation {} could not be ended", call.reservation.id(), e);
+    } catch (Error e) {
+      LOG.error("reservation {} could not be ended", call.reservation.id(), e);
+      return e;
     }
+    return null;
   }
 
   private static UsageOutcome outcomeOf(Call call, PointsmanException error) {
@@ -717,7 +1041,12 @@ public final class Gateway implements AutoCloseable {
     // The router knows every deployment it may pick, fallbacks and price overrides included.
     price = price.max(router.worstPrice(spec.name()));
     try {
-      return price.cost(call.model.inputTokens(), 0, call.model.maxOutputTokens());
+      // Input at the worst input price (cached input is never dearer in a sane price, but the
+      // worst case does not assume it), every choice at the full output cap.
+      long input = call.model.inputTokens();
+      long output = Math.multiplyExact(call.outputCap, (long) call.choices);
+      return price.cachedInputPerMillion() > price.inputPerMillion()
+          ? price.cost(0, input, output) : price.cost(input, 0, output);
     } catch (ArithmeticException e) {
       throw PointsmanException.badRequest(Stages.RATELIMIT_RESERVE,
           "the request's worst-case cost overflows");

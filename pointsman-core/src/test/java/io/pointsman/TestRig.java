@@ -16,8 +16,10 @@ import io.pointsman.spi.Grant;
 import io.pointsman.spi.Limiter;
 import io.pointsman.spi.Reservation;
 import io.pointsman.testing.FixtureProvider;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A standard gateway setup for tests: one key per org, a priced model, a fixture provider. */
@@ -72,7 +74,12 @@ final class TestRig {
         .temperature(0.0).maxTokens(100).build();
   }
 
-  /** Wraps a limiter and counts how each reservation ended. */
+  /**
+   * Wraps a limiter and counts how each reservation ended. It extends a reservation by
+   * reserving the extra amount from the same limiter under the same admission (so the extra
+   * is held in the same scopes, and refused by the same budgets), and frees those extra holds
+   * when the reservation ends.
+   */
   static final class CountingLimiter implements Limiter {
     final Limiter delegate;
     final Map<String, AtomicInteger> settles = new ConcurrentHashMap<>();
@@ -88,6 +95,7 @@ final class TestRig {
       Reservation r = delegate.reserve(admission);
       settles.put(r.id(), new AtomicInteger());
       releases.put(r.id(), new AtomicInteger());
+      List<Reservation> extras = new CopyOnWriteArrayList<>();
       return new Reservation() {
         @Override
         public String id() {
@@ -96,7 +104,7 @@ final class TestRig {
 
         @Override
         public long heldMicros() {
-          return r.heldMicros();
+          return r.heldMicros() + extras.stream().mapToLong(Reservation::heldMicros).sum();
         }
 
         @Override
@@ -104,15 +112,36 @@ final class TestRig {
           settles.get(r.id()).incrementAndGet();
           charged.put(r.id(), actualMicros);
           r.settle(actualMicros);
+          extras.forEach(Reservation::release);
         }
 
         @Override
         public void release() {
           releases.get(r.id()).incrementAndGet();
           r.release();
+          extras.forEach(Reservation::release);
+        }
+
+        @Override
+        public boolean extend(long additionalMicros) {
+          if (additionalMicros < 0) {
+            throw new IllegalArgumentException("additionalMicros must be >= 0");
+          }
+          extensions.incrementAndGet();
+          try {
+            extras.add(delegate.reserve(new Admission(admission.eventId() + "+" + extras.size(),
+                admission.identity(), admission.tags(), admission.model(), 0, 0,
+                additionalMicros, admission.at())));
+            return true;
+          } catch (PointsmanException e) {
+            return false;
+          }
         }
       };
     }
+
+    /** How many times a reservation was asked to extend. */
+    final AtomicInteger extensions = new AtomicInteger();
 
     /** How many times the reservation ended, by settle or release. */
     int ends(String id) {

@@ -120,7 +120,7 @@ public final class ModelCatalog implements ModelResolver {
           "max_output_tokens", "max output tokens " + requestedCap + " exceed " + spec.name()
               + "'s maximum of " + spec.maxOutputTokens());
     }
-    long input = TokenBounds.upperBound(request);
+    long input = TokenBounds.upperBound(request, spec.imageTokens());
     boolean exact = false;
     if (!fits(spec, input, requestedCap)) {
       if (input > MAX_BYTES_PER_TOKEN * spec.contextWindow()) {
@@ -131,7 +131,7 @@ public final class ModelCatalog implements ModelResolver {
                 + " tokens by its bytes cannot fit " + spec.name() + "'s window of "
                 + spec.contextWindow() + " tokens");
       }
-      input = TokenBounds.exact(request);
+      input = TokenBounds.exact(request, spec.imageTokens());
       exact = true;
       if (!fits(spec, input, requestedCap)) {
         throw PointsmanException.denied(Status.BAD_REQUEST, Stages.MODEL_RESOLVE,

@@ -14,16 +14,27 @@ import java.util.Set;
  * @param price the price, or {@code null} when unknown (then every call is charged its full
  *     reservation, never zero)
  * @param capabilities what the model supports, for example {@link #TOOLS}, {@link #STREAMING}
+ * @param imageTokens the most input tokens one image part can cost with this model, as its
+ *     provider bills it (the bound admission counts per image; default
+ *     {@link #DEFAULT_IMAGE_TOKENS})
  */
 public record ModelSpec(
     String name, Set<String> aliases, long contextWindow, long maxOutputTokens, Price price,
-    Set<String> capabilities) {
+    Set<String> capabilities, long imageTokens) {
   /** Capability: tool calling. */
   public static final String TOOLS = "tools";
   /** Capability: streaming. */
   public static final String STREAMING = "streaming";
   /** Capability: image input. */
   public static final String VISION = "vision";
+  /**
+   * The default bound of one image part's input tokens: 4,096. It covers the published worst
+   * cases of OpenAI's tile-based high detail (gpt-4o: 85 + 8 tiles × 170 = 1,445), of its
+   * patch-based models (at most 1,536 patches × a multiplier of at most 2.46 = 3,779) and of
+   * Anthropic's images (about 1,600). Models that bill images above it must set their own, for
+   * example gpt-4o-mini (2,833 + 8 × 5,667 = 48,169).
+   */
+  public static final long DEFAULT_IMAGE_TOKENS = 4_096;
 
   /**
    * Validates the fields.
@@ -47,11 +58,31 @@ public record ModelSpec(
       throw new IllegalArgumentException("model " + name
           + ": maxOutputTokens exceeds contextWindow");
     }
+    if (imageTokens <= 0) {
+      throw new IllegalArgumentException("model " + name + ": imageTokens must be positive");
+    }
+  }
+
+  /**
+   * Creates a spec whose images are bounded at {@link #DEFAULT_IMAGE_TOKENS}.
+   *
+   * @param name the canonical model name
+   * @param aliases other names callers may use
+   * @param contextWindow the most tokens (input plus output) the model accepts
+   * @param maxOutputTokens the most output tokens one completion may produce
+   * @param price the price, or {@code null} when unknown
+   * @param capabilities what the model supports
+   * @throws IllegalArgumentException as the canonical constructor
+   */
+  public ModelSpec(String name, Set<String> aliases, long contextWindow, long maxOutputTokens,
+      Price price, Set<String> capabilities) {
+    this(name, aliases, contextWindow, maxOutputTokens, price, capabilities,
+        DEFAULT_IMAGE_TOKENS);
   }
 
   /**
    * Starts a spec with the given name, a 128k context, 16k output, no price, tools and
-   * streaming.
+   * streaming, and images bounded at {@link #DEFAULT_IMAGE_TOKENS}.
    *
    * @param name the canonical name
    * @return a builder
@@ -78,6 +109,7 @@ public record ModelSpec(
     private long maxOutputTokens = 16_384;
     private Price price;
     private Set<String> capabilities = Set.of(TOOLS, STREAMING);
+    private long imageTokens = DEFAULT_IMAGE_TOKENS;
 
     private Builder(String name) {
       this.name = Objects.requireNonNull(name, "name");
@@ -139,13 +171,26 @@ public record ModelSpec(
     }
 
     /**
+     * Sets the most input tokens one image part can cost (the provider's worst case for the
+     * largest image it accepts at the highest detail). Default {@link #DEFAULT_IMAGE_TOKENS}.
+     *
+     * @param tokens the bound in tokens
+     * @return this builder
+     */
+    public Builder imageTokens(long tokens) {
+      this.imageTokens = tokens;
+      return this;
+    }
+
+    /**
      * Builds the spec.
      *
      * @return the spec
      * @throws IllegalArgumentException if a limit is invalid
      */
     public ModelSpec build() {
-      return new ModelSpec(name, aliases, contextWindow, maxOutputTokens, price, capabilities);
+      return new ModelSpec(name, aliases, contextWindow, maxOutputTokens, price, capabilities,
+          imageTokens);
     }
   }
 }

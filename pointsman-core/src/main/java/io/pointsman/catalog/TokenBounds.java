@@ -16,8 +16,10 @@ import java.util.function.ToLongFunction;
  *
  * <p>A byte-level BPE never yields more tokens than a text has UTF-8 bytes, so the byte length
  * of every text field, plus a per-message allowance for the chat format, is a safe upper bound
- * of a prompt's tokens. Images are not bounded by their bytes: each image part adds a fixed
- * allowance. Parts and fields the model does not name are bounded by their JSON length.
+ * of a prompt's tokens. Images are not bounded by their bytes: each image part adds the model's
+ * per-image bound ({@link ModelSpec#imageTokens()}, {@link ModelSpec#DEFAULT_IMAGE_TOKENS} in
+ * the forms without a spec). Parts the model does not name (audio, files) add the same bound
+ * plus their JSON length, and unnamed fields their JSON length.
  * {@link #exact} counts with the o200k BPE (jtokkit) when the bound is not enough.
  * Thread-safe.
  */
@@ -26,8 +28,11 @@ public final class TokenBounds {
   public static final int PER_MESSAGE = 4;
   /** Tokens the chat format adds per prompt (reply priming). */
   public static final int PER_PROMPT = 3;
-  /** Allowance for one image part. */
-  public static final int PER_IMAGE = 2_000;
+  /**
+   * Allowance for one image part when no model says otherwise: {@link
+   * ModelSpec#DEFAULT_IMAGE_TOKENS}.
+   */
+  public static final long PER_IMAGE = ModelSpec.DEFAULT_IMAGE_TOKENS;
 
   private TokenBounds() {}
 
@@ -38,7 +43,19 @@ public final class TokenBounds {
    * @return the bound
    */
   public static long upperBound(ChatRequest request) {
-    return measure(request, TokenBounds::utf8Length);
+    return upperBound(request, PER_IMAGE);
+  }
+
+  /**
+   * Returns an upper bound of the prompt's tokens for a model whose image parts cost at most
+   * {@code imageTokens} each, computed from UTF-8 byte lengths.
+   *
+   * @param request the request
+   * @param imageTokens the bound of one image part
+   * @return the bound
+   */
+  public static long upperBound(ChatRequest request, long imageTokens) {
+    return measure(request, TokenBounds::utf8Length, imageTokens);
   }
 
   /**
@@ -50,8 +67,20 @@ public final class TokenBounds {
    * @return the count
    */
   public static long exact(ChatRequest request) {
+    return exact(request, PER_IMAGE);
+  }
+
+  /**
+   * Counts the prompt's tokens with the o200k BPE, image parts at {@code imageTokens} each (see
+   * {@link #exact(ChatRequest)}).
+   *
+   * @param request the request
+   * @param imageTokens the bound of one image part
+   * @return the count
+   */
+  public static long exact(ChatRequest request, long imageTokens) {
     Encoding enc = Holder.ENCODING;
-    return measure(request, text -> count(enc, text));
+    return measure(request, text -> count(enc, text), imageTokens);
   }
 
   /**
@@ -59,11 +88,12 @@ public final class TokenBounds {
    * {@code text} (bytes for the bound, tokens for the exact count); the chat format, images
    * and unnamed fields get the same allowances either way.
    */
-  private static long measure(ChatRequest request, ToLongFunction<String> text) {
+  private static long measure(ChatRequest request, ToLongFunction<String> text,
+      long imageTokens) {
     long total = PER_PROMPT;
     for (Message m : request.messages()) {
       total += PER_MESSAGE + text.applyAsLong(m.name());
-      total += content(m.content(), text);
+      total += content(m.content(), text, imageTokens);
       if (m.toolCalls() != null) {
         for (ToolCall call : m.toolCalls()) {
           total += PER_MESSAGE + text.applyAsLong(call.id());
@@ -84,7 +114,8 @@ public final class TokenBounds {
     return total;
   }
 
-  private static long content(Content content, ToLongFunction<String> text) {
+  private static long content(Content content, ToLongFunction<String> text,
+      long imageTokens) {
     if (content == null) {
       return 0;
     }
@@ -96,10 +127,10 @@ public final class TokenBounds {
       if ("text".equals(part.type())) {
         total += text.applyAsLong(part.text());
       } else if ("image_url".equals(part.type())) {
-        total += PER_IMAGE;
+        total += imageTokens;
       } else {
         // Audio, files and parts unknown to the model are bounded by their JSON, not by tokens.
-        total += PER_IMAGE + Json.writeBytes(part).length;
+        total += imageTokens + Json.writeBytes(part).length;
       }
       total += extras(part.extra());
     }

@@ -113,6 +113,7 @@ public final class AnthropicProvider implements Provider {
   public ObjectNode translateRequest(ChatRequest request, boolean stream) {
     ObjectNode body = NODES.objectNode();
     body.put("model", request.model());
+    // The request's cap (from a gateway: the cap its hold assumed), never a default above it.
     Integer cap = request.outputTokenCap();
     body.put("max_tokens", cap != null ? cap : defaultMaxTokens);
     StringBuilder system = new StringBuilder();
@@ -657,7 +658,8 @@ public final class AnthropicProvider implements Provider {
 
     /**
      * Sets the {@code max_tokens} sent when the request has no output cap (the Messages API
-     * requires one). Default 4096.
+     * requires one). Default 4096. A gateway's requests always carry the cap their hold
+     * assumed, which is sent instead; this default applies only to requests sent without one.
      *
      * @param value the cap
      * @return this builder

@@ -27,7 +27,10 @@ import java.util.Objects;
  * servers (vLLM, llama.cpp, Ollama and others). Requests and responses are already in the
  * OpenAI shape, so translation is limited to the stream flag and asking for usage in streams
  * ({@code stream_options.include_usage}); the usage-only chunk is passed to the caller only
- * when the caller asked for it. Each adapter holds one {@link HttpClient}, so connections to its
+ * when the caller asked for it. The output cap goes out on the field the request used
+ * ({@code max_completion_tokens} or {@code max_tokens}; a gateway always sets one, the cap its
+ * hold assumed), or on {@code max_tokens} alone for servers that know only the legacy field
+ * ({@link Builder#legacyMaxTokens}). Each adapter holds one {@link HttpClient}, so connections to its
  * endpoint are reused. Never logs a key or a prompt.
  *
  * <pre>{@code
@@ -50,6 +53,7 @@ public final class OpenAiProvider implements Provider {
   private final Credential credential;
   private final Map<String, String> headers;
   private final ProviderTransport transport;
+  private final boolean legacyMaxTokens;
   /** The endpoint of every attempt unless on Azure, parsed once. */
   private final URI chatCompletions;
   /** The most content a stream's assembled response may hold, in characters. */
@@ -63,6 +67,7 @@ public final class OpenAiProvider implements Provider {
     this.azureApiVersion = b.azureApiVersion;
     this.credential = b.credential;
     this.headers = Map.copyOf(b.headers);
+    this.legacyMaxTokens = b.legacyMaxTokens;
     HttpClient client = b.httpClient != null ? b.httpClient
         : ProviderTransport.defaultClient(b.timeouts);
     this.transport = new ProviderTransport(b.name, client, b.timeouts, b.clock);
@@ -200,15 +205,18 @@ public final class OpenAiProvider implements Provider {
         cause);
   }
 
-  private static ChatRequest wireRequest(ChatRequest r, boolean stream) {
+  private ChatRequest wireRequest(ChatRequest r, boolean stream) {
     StreamOptions options = null;
     if (stream) {
       Map<String, com.fasterxml.jackson.databind.JsonNode> extra = r.streamOptions() == null
           ? null : r.streamOptions().extra();
       options = new StreamOptions(true, extra);
     }
+    // The cap is sent as the request carries it: the gateway put the hold's cap there.
+    Integer maxTokens = legacyMaxTokens ? r.outputTokenCap() : r.maxTokens();
+    Integer maxCompletionTokens = legacyMaxTokens ? null : r.maxCompletionTokens();
     return new ChatRequest(r.model(), r.messages(), r.tools(), r.toolChoice(), r.temperature(),
-        r.topP(), r.maxTokens(), r.maxCompletionTokens(), r.stop(), r.seed(),
+        r.topP(), maxTokens, maxCompletionTokens, r.stop(), r.seed(),
         r.responseFormat(), r.user(), r.metadata(), stream ? Boolean.TRUE : null, options,
         r.n(), r.extra());
   }
@@ -259,6 +267,7 @@ public final class OpenAiProvider implements Provider {
     private HttpClient httpClient;
     private Clock clock = Clock.system();
     private int maxStreamContent = StreamAssembler.DEFAULT_MAX_CONTENT;
+    private boolean legacyMaxTokens;
 
     private Builder() {}
 
@@ -397,6 +406,19 @@ public final class OpenAiProvider implements Provider {
      */
     public Builder clock(Clock value) {
       this.clock = Objects.requireNonNull(value, "clock");
+      return this;
+    }
+
+    /**
+     * Sends the output cap on {@code max_tokens} only, never on {@code max_completion_tokens},
+     * for servers that know only the legacy field. Default false: the cap goes out on the field
+     * the request used.
+     *
+     * @param value true to send {@code max_tokens} only
+     * @return this builder
+     */
+    public Builder legacyMaxTokens(boolean value) {
+      this.legacyMaxTokens = value;
       return this;
     }
 

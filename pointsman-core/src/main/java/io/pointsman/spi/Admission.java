@@ -12,9 +12,11 @@ import java.util.Set;
  * @param tags the key's tags plus the call's tags
  * @param model the resolved model
  * @param inputTokens the input token bound
- * @param maxOutputTokens the output token cap
- * @param worstCaseMicros the most the call can cost: input bound × input price + output cap ×
- *     output price (an unpriced model uses the catalog's fallback price)
+ * @param maxOutputTokens the output tokens the hold covers: the per-choice output cap (sent on
+ *     the wire of every attempt) times the number of choices {@code n}
+ * @param worstCaseMicros the most one attempt can cost: input bound × input price + n × output
+ *     cap × output price, at the highest price among the model and every deployment the router
+ *     may pick (an unpriced model uses the catalog's fallback price)
  * @param at when the call was admitted
  */
 public record Admission(
