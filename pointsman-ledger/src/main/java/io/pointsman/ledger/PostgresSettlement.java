@@ -42,8 +42,15 @@ import org.slf4j.LoggerFactory;
  * <p>Budget scopes a row charges: its key always; its team, its org and its model when they
  * are present and non-empty; and each distinct non-empty tag. A settled row charges its cost;
  * a row of cost zero charges nothing. An interrupted call charges nothing until an attestation
- * resolves it ({@link #attest}) or its hold window ends ({@link #expireHolds}), when it is
- * charged its worst case.
+ * resolves it ({@link #attest}) or its hold window ends ({@link #expireHolds}, on the
+ * database's clock), when it is charged its worst case: one worst case per attempt seen.
+ *
+ * <p>An item the schema refuses (a negative token count, a NUL character, a reservation id
+ * another event holds) does not fail its batch: it is quarantined ({@link #quarantined()},
+ * {@link #redriveQuarantined(QuarantineFix)}) and the rest of the batch commits. A replayed
+ * record that disagrees with its stored row is recorded as a conflict ({@link #conflicts()})
+ * and unbalances {@link #reconcile}. Hosts pass a pooled data source with timeouts
+ * ({@link LedgerPool}).
  *
  * <p>Settlement runs after acknowledgement, in batches handed over by the journal (or by a
  * {@link SettlementBatcher}). A host that needs settlement before acknowledgement calls
