@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param floorMicros the least an attestation may claim the call cost
  * @param chargedMicros the amount charged; zero while the reservation still holds
  * @param epoch the number of changes of this reservation, from 1; an attestation must name it
- * @param heldSince when the hold began (recovery time for an interrupted call)
+ * @param heldSince when the hold began (for an interrupted call, when the ledger recorded it,
+ *     on the database's clock)
  * @param holdUntil when an unresolved hold expires, or {@code null} once resolved settled
  */
 public record Hold(

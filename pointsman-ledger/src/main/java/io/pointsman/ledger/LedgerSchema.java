@@ -38,7 +38,8 @@ import javax.sql.DataSource;
  */
 public final class LedgerSchema {
   /** The migrations this code ships, in order; the version is the position plus one. */
-  static final List<String> MIGRATIONS = List.of("V1__ledger.sql");
+  static final List<String> MIGRATIONS =
+      List.of("V1__ledger.sql", "V2__quarantine_conflicts.sql");
 
   /** An arbitrary constant shared by every Pointsman instance: "pointsman" in ASCII. */
   private static final long ADVISORY_LOCK_KEY = 0x706f696e74736d61L;

@@ -20,7 +20,8 @@ import org.jdbi.v3.core.Jdbi;
  * what operators query (spend per key, team, org, tag or model per period). Spend is never
  * kept in a counter row; it is summed from charges through the {@code (scope, time)} index, so
  * settlement never contends on a budget row. Held amounts are those of unresolved
- * {@code UNKNOWN} holds.
+ * {@code UNKNOWN} holds plus those of quarantined items not yet re-driven (a quarantined item
+ * is in no spend, so its hold stays held).
  *
  * <p>A {@link Scope.Kind#GLOBAL} budget sums every key's charges (each charged call charges
  * exactly one key) and every unresolved hold.
@@ -267,16 +268,24 @@ public final class PostgresBudgetStore {
 
   private static long held(Connection c, Scope scope) throws SQLException {
     boolean global = scope.kind() == Scope.Kind.GLOBAL;
-    String sql = "SELECT coalesce(sum(r.held_micros), 0) FROM pointsman.reservations r"
+    String sql = "SELECT (SELECT coalesce(sum(r.held_micros), 0) FROM pointsman.reservations r"
         + (global ? "" : " JOIN pointsman.ledger_entries e ON e.event_id = r.event_id")
         + " WHERE r.state IN ('HELD', 'UNKNOWN')"
         + (global ? "" : " AND EXISTS (SELECT 1 FROM"
             + " pointsman.scopes_of(e.key_id, e.team_id, e.org_id, e.tags, e.model) s"
-            + " WHERE s.scope_kind = ? AND s.scope_id = ?)");
+            + " WHERE s.scope_kind = ? AND s.scope_id = ?)")
+        + ") + (SELECT coalesce(sum(q.held_micros), 0) FROM pointsman.quarantine q"
+        + " WHERE q.redriven_at IS NULL"
+        + (global ? "" : " AND EXISTS (SELECT 1 FROM"
+            + " pointsman.scopes_of(q.key_id, q.team_id, q.org_id, q.tags, q.model) s"
+            + " WHERE s.scope_kind = ? AND s.scope_id = ?)")
+        + ")";
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       if (!global) {
         ps.setString(1, scope.kind().name());
         ps.setString(2, scope.id());
+        ps.setString(3, scope.kind().name());
+        ps.setString(4, scope.id());
       }
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();

@@ -10,16 +10,26 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link Settlement} into PostgreSQL: the system of record for spend. Each call of
@@ -32,8 +42,15 @@ import org.jdbi.v3.core.Jdbi;
  * <p>Budget scopes a row charges: its key always; its team, its org and its model when they
  * are present and non-empty; and each distinct non-empty tag. A settled row charges its cost;
  * a row of cost zero charges nothing. An interrupted call charges nothing until an attestation
- * resolves it ({@link #attest}) or its hold window ends ({@link #expireHolds}), when it is
- * charged its worst case.
+ * resolves it ({@link #attest}) or its hold window ends ({@link #expireHolds}, on the
+ * database's clock), when it is charged its worst case: one worst case per attempt seen.
+ *
+ * <p>An item the schema refuses (a negative token count, a NUL character, a reservation id
+ * another event holds) does not fail its batch: it is quarantined ({@link #quarantined()},
+ * {@link #redriveQuarantined(QuarantineFix)}) and the rest of the batch commits. A replayed
+ * record that disagrees with its stored row is recorded as a conflict ({@link #conflicts()})
+ * and unbalances {@link #reconcile}. Hosts pass a pooled data source with timeouts
+ * ({@link LedgerPool}).
  *
  * <p>Settlement runs after acknowledgement, in batches handed over by the journal (or by a
  * {@link SettlementBatcher}). A host that needs settlement before acknowledgement calls
@@ -98,17 +115,74 @@ public final class PostgresSettlement implements Settlement {
       + " CASE WHEN w.attempts = 0 AND w.cost_micros = 0 THEN 'RELEASED' ELSE 'SETTLED' END,"
       + " w.held_micros, w.held_micros, w.cost_micros, w.started_at, ?::timestamptz"
       + " FROM written w WHERE w.reservation_id IS NOT NULL ORDER BY w.reservation_id"
-      + " ON CONFLICT DO NOTHING RETURNING 1"
+      // Only the event's own reservation may already exist. A reservation id that another
+      // event holds raises a unique violation, and the record is quarantined instead of
+      // silently losing one of the two reservations.
+      + " ON CONFLICT (event_id) DO NOTHING RETURNING 1"
       + ") SELECT (SELECT count(*) FROM written), (SELECT count(*) FROM charged),"
       + " (SELECT count(*) FROM reserved)";
+
+  /**
+   * Records every replayed record that disagrees with the row already stored for its event:
+   * another cost or usage, or a stored row that is not {@code SETTLED}. Runs in the settling
+   * transaction, only when some records of the batch were already present.
+   */
+  private static final String CONFLICT_SQL = "INSERT INTO pointsman.ledger_conflicts"
+      + " (event_id, stored_status, stored_cost_micros, stored_prompt_tokens,"
+      + " stored_completion_tokens, stored_cached_tokens, replayed_cost_micros,"
+      + " replayed_prompt_tokens, replayed_completion_tokens, replayed_cached_tokens,"
+      + " replayed_digest)"
+      + " SELECT DISTINCT ON (x.event_id, x.digest) x.event_id, x.status, x.s_cost, x.s_prompt,"
+      + " x.s_completion, x.s_cached, x.cost_micros, x.prompt_tokens, x.completion_tokens,"
+      + " x.cached_tokens, x.digest FROM ("
+      + " SELECT e.event_id, e.status, e.cost_micros AS s_cost, e.prompt_tokens AS s_prompt,"
+      + " e.completion_tokens AS s_completion, e.cached_tokens AS s_cached, u.cost_micros,"
+      + " u.prompt_tokens, u.completion_tokens, u.cached_tokens,"
+      + " md5(concat_ws('|', u.cost_micros, coalesce(u.prompt_tokens::text, '-'),"
+      + " coalesce(u.completion_tokens::text, '-'), coalesce(u.cached_tokens::text, '-')))"
+      + " AS digest"
+      + " FROM unnest(?::text[], ?::int8[], ?::int8[], ?::int8[], ?::int8[])"
+      + " AS u(event_id, cost_micros, prompt_tokens, completion_tokens, cached_tokens)"
+      + " JOIN pointsman.ledger_entries e ON e.event_id = u.event_id"
+      + " WHERE e.status <> 'SETTLED' OR e.cost_micros <> u.cost_micros"
+      + " OR e.prompt_tokens IS DISTINCT FROM u.prompt_tokens"
+      + " OR e.completion_tokens IS DISTINCT FROM u.completion_tokens"
+      + " OR e.cached_tokens IS DISTINCT FROM u.cached_tokens) x"
+      + " ORDER BY x.event_id, x.digest"
+      + " ON CONFLICT (event_id, replayed_digest) DO UPDATE SET last_seen_at = now(),"
+      + " times_seen = pointsman.ledger_conflicts.times_seen + 1"
+      + " RETURNING event_id";
+
+  private static final String QUARANTINE_SQL = "INSERT INTO pointsman.quarantine (kind,"
+      + " event_id, reservation_id, key_id, user_id, team_id, org_id, tags, model, held_micros,"
+      + " payload, reason_kind, reason, sql_state)"
+      + " VALUES (?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?::json, ?, ?, ?)"
+      + " ON CONFLICT (kind, event_id) DO UPDATE SET reservation_id = excluded.reservation_id,"
+      + " key_id = excluded.key_id, user_id = excluded.user_id, team_id = excluded.team_id,"
+      + " org_id = excluded.org_id, tags = excluded.tags, model = excluded.model,"
+      + " held_micros = excluded.held_micros, payload = excluded.payload,"
+      + " reason_kind = excluded.reason_kind, reason = excluded.reason,"
+      + " sql_state = excluded.sql_state, last_tried_at = now(),"
+      + " tries = pointsman.quarantine.tries + 1, redriven_at = NULL, redriven_payload = NULL";
+
+  private static final String QUARANTINED_SQL = "SELECT quarantine_id, kind, event_id,"
+      + " reason_kind, reason, sql_state, held_micros, quarantined_at, last_tried_at, tries,"
+      + " payload FROM pointsman.quarantine WHERE redriven_at IS NULL ORDER BY quarantine_id";
+
+  private static final String CONFLICTS_SQL = "SELECT conflict_id, event_id, stored_status,"
+      + " stored_cost_micros, stored_prompt_tokens, stored_completion_tokens,"
+      + " stored_cached_tokens, replayed_cost_micros, replayed_prompt_tokens,"
+      + " replayed_completion_tokens, replayed_cached_tokens, first_seen_at, last_seen_at,"
+      + " times_seen, resolved_at, resolution FROM pointsman.ledger_conflicts"
+      + " WHERE resolved_at IS NULL ORDER BY conflict_id";
 
   private static final String INTERRUPTED_SQL = "WITH input AS ("
       + " SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],"
       + " ?::text[], ?::text[], ?::text[], ?::int4[], ?::text[], ?::int8[], ?::int8[],"
-      + " ?::int8[], ?::text[], ?::text[], ?::text[])"
+      + " ?::int8[], ?::text[])"
       + " AS u(event_id, request_id, key_id, user_id, team_id, org_id, tags, model,"
       + " deployment_id, attempts, reservation_id, held_micros, worst_case_micros,"
-      + " floor_micros, started_at, held_since, hold_until)"
+      + " floor_micros, started_at)"
       + "), written AS ("
       + " INSERT INTO pointsman.ledger_entries (event_id, request_id, key_id, user_id, team_id,"
       + " org_id, tags, model, deployment_id, attempts, outcome, status, cost_micros,"
@@ -121,10 +195,12 @@ public final class PostgresSettlement implements Settlement {
       + "), held AS ("
       + " INSERT INTO pointsman.reservations (reservation_id, event_id, state, held_micros,"
       + " worst_case_micros, floor_micros, held_since, hold_until)"
+      // The hold window runs on the database's clock, as does expiry: every instance
+      // judges a hold by the same time, whatever its own clock says.
       + " SELECT i.reservation_id, i.event_id, 'UNKNOWN', i.held_micros, i.worst_case_micros,"
-      + " i.floor_micros, i.held_since::timestamptz, i.hold_until::timestamptz"
+      + " i.floor_micros, now(), now() + ?::bigint * interval '1 microsecond'"
       + " FROM input i JOIN written w ON w.event_id = i.event_id ORDER BY i.reservation_id"
-      + " ON CONFLICT DO NOTHING RETURNING 1"
+      + " ON CONFLICT (event_id) DO NOTHING RETURNING 1"
       + ") SELECT (SELECT count(*) FROM written), (SELECT count(*) FROM held)";
 
   private static final String UNRESOLVED_SQL = "SELECT e.event_id, e.request_id,"
@@ -140,12 +216,15 @@ public final class PostgresSettlement implements Settlement {
 
   private static final String EXPIRE_SQL = "WITH expired AS ("
       + " UPDATE pointsman.reservations SET state = 'EXPIRED',"
-      + " charged_micros = worst_case_micros, epoch = epoch + 1, resolved_at = ?::timestamptz"
-      + " WHERE state = 'UNKNOWN' AND hold_until <= ?::timestamptz"
+      + " charged_micros = worst_case_micros, epoch = epoch + 1, resolved_at = now()"
+      // The database's clock decides, never an instance's: a host whose clock runs ahead
+      // must not expire holds early, one whose clock lags must not keep them late.
+      + " WHERE state = 'UNKNOWN'"
+      + " AND hold_until <= now() + ?::bigint * interval '1 microsecond'"
       + " RETURNING event_id, charged_micros"
       + "), entries AS ("
       + " UPDATE pointsman.ledger_entries e SET status = 'EXPIRED',"
-      + " cost_micros = x.charged_micros, cost_estimated = true, resolved_at = ?::timestamptz"
+      + " cost_micros = x.charged_micros, cost_estimated = true, resolved_at = now()"
       + " FROM expired x WHERE e.event_id = x.event_id AND e.status = 'UNKNOWN'"
       + " RETURNING e.event_id, e.key_id, e.team_id, e.org_id, e.tags, e.model, e.cost_micros,"
       + " e.started_at"
@@ -180,12 +259,22 @@ public final class PostgresSettlement implements Settlement {
     void afterCommit();
   }
 
+  private static final Logger LOG = LoggerFactory.getLogger(PostgresSettlement.class);
+
+  /** The longest list of event ids a log line names. */
+  private static final int LOGGED_IDS = 20;
+
   private final Jdbi jdbi;
   private final Clock clock;
   private final Duration holdWindow;
   private final FloorPolicy floorPolicy;
   private final HoldAlert holdAlert;
+  private final AtomicLong quarantinedTotal = new AtomicLong();
+  private final AtomicLong conflictsTotal = new AtomicLong();
+  private final AtomicLong redrivenTotal = new AtomicLong();
   private volatile TransactionProbe probe;
+  /** Test seam: added to the database's clock when expiry decides (zero in production). */
+  private volatile long expiryClockSkewMicros;
 
   private PostgresSettlement(Builder b) {
     this.jdbi = Jdbi.create(b.dataSource);
@@ -233,12 +322,58 @@ public final class PostgresSettlement implements Settlement {
     this.probe = value;
   }
 
+  /** Test seam: expiry judges holds as if the database's clock were this much later. */
+  void expiryClockSkew(Duration skew) {
+    this.expiryClockSkewMicros = micros(skew);
+  }
+
+  /**
+   * Returns how many items (settled records and interrupted calls) this instance has
+   * quarantined since it was built; a counter for the host's metrics. The quarantine table
+   * itself is listed by {@link #quarantined()}.
+   *
+   * @return the count
+   */
+  public long quarantinedTotal() {
+    return quarantinedTotal.get();
+  }
+
+  /**
+   * Returns how many replay conflicts this instance has recorded (or seen again) since it was
+   * built; a counter for the host's metrics. Open conflicts are listed by {@link #conflicts()}.
+   *
+   * @return the count
+   */
+  public long conflictsTotal() {
+    return conflictsTotal.get();
+  }
+
+  /**
+   * Returns how many quarantined items this instance has re-driven into the ledger since it
+   * was built.
+   *
+   * @return the count
+   */
+  public long redrivenTotal() {
+    return redrivenTotal.get();
+  }
+
   /**
    * {@inheritDoc}
    *
    * <p>One transaction: the rows not yet present are inserted with their charges and
    * reservations; rows already present (from an earlier hand-over, from another settler, or
-   * recorded as {@code UNKNOWN} at recovery) are left as they are.
+   * recorded as {@code UNKNOWN} at recovery) are left as they are, and a replayed record that
+   * disagrees with its stored row (another cost or usage, or a stored row that is not
+   * {@code SETTLED}) is recorded as a conflict ({@link #conflicts()}).
+   *
+   * <p>When the schema refuses a record (SQLSTATE class 22 or 23: a negative token count, an
+   * HTTP status outside 100..599, a NUL character, a reservation id another event holds), the
+   * batch is written again record by record, each under a savepoint, in one transaction: the
+   * records the ledger accepts are settled, each refused one is kept in the quarantine table
+   * ({@link #quarantined()}) with its payload and reason, and the method returns normally, so
+   * the journal may reclaim the batch. Any other failure (a lost connection, a timeout, a
+   * failed commit) quarantines nothing and throws.
    *
    * @throws NullPointerException if records or one of them is null
    * @throws io.pointsman.PointsmanException with status 503 when the batch did not commit;
@@ -247,9 +382,158 @@ public final class PostgresSettlement implements Settlement {
   @Override
   public void settle(List<UsageRecord> records) {
     Objects.requireNonNull(records, "records");
+    for (UsageRecord r : records) {
+      Objects.requireNonNull(r, "records contains null");
+    }
     if (records.isEmpty()) {
       return;
     }
+    String now = clock.now().toString();
+    writeOrQuarantine("settlement batch of " + records.size() + " records", records,
+        UsageRecord::eventId, (c, batch) -> settleRows(c, batch, now), this::quarantineRecord);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One transaction: each call not yet in the ledger becomes an {@code UNKNOWN} row (cost
+   * zero, estimated) with a reservation in state {@code UNKNOWN}, epoch 1, its floor from the
+   * {@link FloorPolicy}, and a hold window that starts now on the database's clock. The hold
+   * keeps {@link DispatchIntent#heldMicros()} of the last intent (the largest: the gateway
+   * only extends a hold before a retry); its worst case, charged if the hold expires, is the
+   * sum of the worst cases of every attempt seen ({@link InterruptedCall#attemptsSeen()} times
+   * {@link DispatchIntent#worstCaseMicros()}, and never below the held amount), because each
+   * attempt whose outcome is unknown may have been billed. A call already in the ledger,
+   * settled or not, is left as it is. A call the schema refuses (for example a reservation id
+   * another event holds) is quarantined as {@link #settle} does, and the rest is recorded.
+   *
+   * @throws NullPointerException if calls or one of them is null
+   * @throws IllegalArgumentException if the floor policy returns a negative floor
+   * @throws io.pointsman.PointsmanException with status 503 when the batch did not commit;
+   *     nothing of it is written
+   */
+  @Override
+  public void interrupted(List<InterruptedCall> calls) {
+    Objects.requireNonNull(calls, "calls");
+    Map<InterruptedCall, Long> floors = new IdentityHashMap<>();
+    for (InterruptedCall call : calls) {
+      Objects.requireNonNull(call, "calls contains null");
+      long f = floorPolicy.floorMicros(call);
+      if (f < 0) {
+        throw new IllegalArgumentException("floor policy returned a negative floor " + f
+            + " for event " + call.eventId());
+      }
+      floors.put(call, f);
+    }
+    if (calls.isEmpty()) {
+      return;
+    }
+    String now = clock.now().toString();
+    writeOrQuarantine("interrupted batch of " + calls.size() + " calls", calls,
+        InterruptedCall::eventId, (c, batch) -> interruptedRows(c, batch, floors, now),
+        this::quarantineCall);
+  }
+
+  /**
+   * The worst case an interrupted call is charged if its hold expires: one worst case per
+   * attempt seen, each of which may have been billed, and never less than what is held.
+   */
+  static long worstCaseOf(InterruptedCall call) {
+    DispatchIntent d = call.lastIntent();
+    long sum;
+    try {
+      sum = Math.multiplyExact(d.worstCaseMicros(), (long) call.attemptsSeen());
+    } catch (ArithmeticException e) {
+      sum = Long.MAX_VALUE;
+    }
+    return Math.max(sum, d.heldMicros());
+  }
+
+  /** Writes one batch; returns the event ids of replay conflicts it recorded. */
+  @FunctionalInterface
+  private interface Rows<T> {
+    List<String> write(Connection c, List<T> batch) throws SQLException;
+  }
+
+  /** Keeps one refused item in the quarantine table. */
+  @FunctionalInterface
+  private interface Quarantine<T> {
+    void write(Connection c, T item, Refusal why) throws SQLException;
+  }
+
+  /** What one write did: conflicts recorded, items quarantined with their reasons. */
+  private record Written(List<String> conflicts, List<String> quarantined, List<Refusal> why) {}
+
+  /**
+   * Writes a batch in one statement; when the schema refuses part of it, writes it again item
+   * by item under savepoints in one transaction and quarantines what is refused. A failure
+   * that is not a refusal fails the batch.
+   */
+  private <T> void writeOrQuarantine(String what, List<T> items, Function<T, String> eventId,
+      Rows<T> rows, Quarantine<T> quarantine) {
+    Written done;
+    try {
+      done = transaction(what, (h, c) -> new Written(rows.write(c, items), List.of(), List.of()));
+    } catch (io.pointsman.PointsmanException e) {
+      Refusal why = Refusal.of(e);
+      if (why == null) {
+        throw e;
+      }
+      LOG.warn("{} was refused ({}); writing it item by item, quarantining what the ledger"
+          + " refuses", what, why.reason());
+      List<T> sorted = new ArrayList<>(items);
+      // One order for every settler, as the batch statement has, so that two settlers wait
+      // for each other instead of deadlocking.
+      sorted.sort(Comparator.comparing(eventId));
+      done = transaction(what + " item by item", (h, c) -> {
+        List<String> conflicts = new ArrayList<>();
+        List<String> quarantined = new ArrayList<>();
+        List<Refusal> reasons = new ArrayList<>();
+        for (T item : sorted) {
+          Savepoint sp = c.setSavepoint();
+          try {
+            conflicts.addAll(rows.write(c, List.of(item)));
+            c.releaseSavepoint(sp);
+          } catch (SQLException failure) {
+            Refusal refused = Refusal.of(failure);
+            if (refused == null) {
+              throw failure;
+            }
+            c.rollback(sp);
+            c.releaseSavepoint(sp);
+            quarantine.write(c, item, refused);
+            quarantined.add(eventId.apply(item));
+            reasons.add(refused);
+          }
+        }
+        return new Written(conflicts, quarantined, reasons);
+      });
+    }
+    report(what, done);
+  }
+
+  private void report(String what, Written done) {
+    if (!done.conflicts().isEmpty()) {
+      conflictsTotal.addAndGet(done.conflicts().size());
+      LOG.warn("{}: {} replayed records disagree with the rows already in the ledger (kept as"
+          + " they were; recorded in pointsman.ledger_conflicts): {}", what,
+          done.conflicts().size(), firstIds(done.conflicts()));
+    }
+    for (int i = 0; i < done.quarantined().size(); i++) {
+      quarantinedTotal.incrementAndGet();
+      Refusal why = done.why().get(i);
+      LOG.error("{}: event {} refused by the ledger ({}, SQLSTATE {}: {}); quarantined in"
+          + " pointsman.quarantine, its hold stays held until it is re-driven", what,
+          done.quarantined().get(i), why.kind(), why.sqlState(), why.reason());
+    }
+  }
+
+  private static List<String> firstIds(List<String> ids) {
+    return ids.size() <= LOGGED_IDS ? ids : ids.subList(0, LOGGED_IDS);
+  }
+
+  private List<String> settleRows(Connection c, List<UsageRecord> records, String now)
+      throws SQLException {
     int n = records.size();
     String[] eventId = new String[n];
     String[] requestId = new String[n];
@@ -276,7 +560,7 @@ public final class PostgresSettlement implements Settlement {
     String[] startedAt = new String[n];
     Long[] duration = new Long[n];
     for (int i = 0; i < n; i++) {
-      UsageRecord r = Objects.requireNonNull(records.get(i), "records contains null");
+      UsageRecord r = records.get(i);
       eventId[i] = r.eventId();
       requestId[i] = r.requestId();
       keyId[i] = r.keyId();
@@ -305,64 +589,67 @@ public final class PostgresSettlement implements Settlement {
       startedAt[i] = r.startedAt().toString();
       duration[i] = r.durationNanos();
     }
-    String now = clock.now().toString();
-    transaction("settlement batch of " + n + " records", (h, c) -> {
-      try (PreparedStatement ps = c.prepareStatement(SETTLE_SQL)) {
-        int p = 1;
-        ps.setArray(p++, Sql.text(c, eventId));
-        ps.setArray(p++, Sql.text(c, requestId));
-        ps.setArray(p++, Sql.text(c, keyId));
-        ps.setArray(p++, Sql.text(c, userId));
-        ps.setArray(p++, Sql.text(c, teamId));
-        ps.setArray(p++, Sql.text(c, orgId));
-        ps.setArray(p++, Sql.text(c, tags));
-        ps.setArray(p++, Sql.text(c, model));
-        ps.setArray(p++, Sql.text(c, deployment));
-        ps.setArray(p++, Sql.int4(c, attempts));
-        ps.setArray(p++, Sql.text(c, outcome));
-        ps.setArray(p++, Sql.int4(c, httpStatus));
-        ps.setArray(p++, Sql.text(c, decidedBy));
-        ps.setArray(p++, Sql.text(c, rule));
-        ps.setArray(p++, Sql.int8(c, promptTokens));
-        ps.setArray(p++, Sql.int8(c, completionTokens));
-        ps.setArray(p++, Sql.int8(c, cachedTokens));
-        ps.setArray(p++, Sql.int8(c, cost));
-        ps.setArray(p++, Sql.bool(c, estimated));
-        ps.setArray(p++, Sql.text(c, reservation));
-        ps.setArray(p++, Sql.int8(c, held));
-        ps.setArray(p++, Sql.text(c, cache));
-        ps.setArray(p++, Sql.text(c, startedAt));
-        ps.setArray(p++, Sql.int8(c, duration));
-        ps.setString(p++, now);
-        ps.setString(p, now);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
+    java.sql.Array eventIds = Sql.text(c, eventId);
+    java.sql.Array costs = Sql.int8(c, cost);
+    java.sql.Array prompts = Sql.int8(c, promptTokens);
+    java.sql.Array completions = Sql.int8(c, completionTokens);
+    java.sql.Array cached = Sql.int8(c, cachedTokens);
+    long written;
+    try (PreparedStatement ps = c.prepareStatement(SETTLE_SQL)) {
+      int p = 1;
+      ps.setArray(p++, eventIds);
+      ps.setArray(p++, Sql.text(c, requestId));
+      ps.setArray(p++, Sql.text(c, keyId));
+      ps.setArray(p++, Sql.text(c, userId));
+      ps.setArray(p++, Sql.text(c, teamId));
+      ps.setArray(p++, Sql.text(c, orgId));
+      ps.setArray(p++, Sql.text(c, tags));
+      ps.setArray(p++, Sql.text(c, model));
+      ps.setArray(p++, Sql.text(c, deployment));
+      ps.setArray(p++, Sql.int4(c, attempts));
+      ps.setArray(p++, Sql.text(c, outcome));
+      ps.setArray(p++, Sql.int4(c, httpStatus));
+      ps.setArray(p++, Sql.text(c, decidedBy));
+      ps.setArray(p++, Sql.text(c, rule));
+      ps.setArray(p++, prompts);
+      ps.setArray(p++, completions);
+      ps.setArray(p++, cached);
+      ps.setArray(p++, costs);
+      ps.setArray(p++, Sql.bool(c, estimated));
+      ps.setArray(p++, Sql.text(c, reservation));
+      ps.setArray(p++, Sql.int8(c, held));
+      ps.setArray(p++, Sql.text(c, cache));
+      ps.setArray(p++, Sql.text(c, startedAt));
+      ps.setArray(p++, Sql.int8(c, duration));
+      ps.setString(p++, now);
+      ps.setString(p, now);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        written = rs.getLong(1);
+      }
+    }
+    if (written == n) {
+      // Every record was new: nothing was replayed, so nothing can disagree.
+      return List.of();
+    }
+    List<String> conflicts = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(CONFLICT_SQL)) {
+      ps.setArray(1, eventIds);
+      ps.setArray(2, costs);
+      ps.setArray(3, prompts);
+      ps.setArray(4, completions);
+      ps.setArray(5, cached);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          conflicts.add(rs.getString(1));
         }
       }
-      return null;
-    });
+    }
+    return conflicts;
   }
 
-  /**
-   * {@inheritDoc}
-   *
-   * <p>One transaction: each call not yet in the ledger becomes an {@code UNKNOWN} row (cost
-   * zero, estimated) with a reservation in state {@code UNKNOWN} holding its
-   * {@link DispatchIntent#heldMicros()}, epoch 1, its floor from the {@link FloorPolicy}, and a
-   * hold window starting at {@link InterruptedCall#recoveredAt()}. A call already in the
-   * ledger, settled or not, is left as it is.
-   *
-   * @throws NullPointerException if calls or one of them is null
-   * @throws IllegalArgumentException if the floor policy returns a negative floor
-   * @throws io.pointsman.PointsmanException with status 503 when the batch did not commit;
-   *     nothing of it is written
-   */
-  @Override
-  public void interrupted(List<InterruptedCall> calls) {
-    Objects.requireNonNull(calls, "calls");
-    if (calls.isEmpty()) {
-      return;
-    }
+  private List<String> interruptedRows(Connection c, List<InterruptedCall> calls,
+      Map<InterruptedCall, Long> floors, String now) throws SQLException {
     int n = calls.size();
     String[] eventId = new String[n];
     String[] requestId = new String[n];
@@ -379,16 +666,9 @@ public final class PostgresSettlement implements Settlement {
     Long[] worstCase = new Long[n];
     Long[] floor = new Long[n];
     String[] startedAt = new String[n];
-    String[] heldSince = new String[n];
-    String[] holdUntil = new String[n];
     for (int i = 0; i < n; i++) {
-      InterruptedCall call = Objects.requireNonNull(calls.get(i), "calls contains null");
+      InterruptedCall call = calls.get(i);
       DispatchIntent d = call.lastIntent();
-      long f = floorPolicy.floorMicros(call);
-      if (f < 0) {
-        throw new IllegalArgumentException("floor policy returned a negative floor " + f
-            + " for event " + d.eventId());
-      }
       eventId[i] = d.eventId();
       requestId[i] = d.requestId();
       keyId[i] = d.keyId();
@@ -401,40 +681,122 @@ public final class PostgresSettlement implements Settlement {
       attempts[i] = call.attemptsSeen();
       reservation[i] = d.reservationId();
       held[i] = d.heldMicros();
-      worstCase[i] = d.worstCaseMicros();
-      floor[i] = f;
+      worstCase[i] = worstCaseOf(call);
+      floor[i] = floors.get(call);
       startedAt[i] = d.callStartedAt().toString();
-      heldSince[i] = call.recoveredAt().toString();
-      holdUntil[i] = call.recoveredAt().plus(holdWindow).toString();
     }
-    String now = clock.now().toString();
-    transaction("interrupted batch of " + n + " calls", (h, c) -> {
-      try (PreparedStatement ps = c.prepareStatement(INTERRUPTED_SQL)) {
-        int p = 1;
-        ps.setArray(p++, Sql.text(c, eventId));
-        ps.setArray(p++, Sql.text(c, requestId));
-        ps.setArray(p++, Sql.text(c, keyId));
-        ps.setArray(p++, Sql.text(c, userId));
-        ps.setArray(p++, Sql.text(c, teamId));
-        ps.setArray(p++, Sql.text(c, orgId));
-        ps.setArray(p++, Sql.text(c, tags));
-        ps.setArray(p++, Sql.text(c, model));
-        ps.setArray(p++, Sql.text(c, deployment));
-        ps.setArray(p++, Sql.int4(c, attempts));
-        ps.setArray(p++, Sql.text(c, reservation));
-        ps.setArray(p++, Sql.int8(c, held));
-        ps.setArray(p++, Sql.int8(c, worstCase));
-        ps.setArray(p++, Sql.int8(c, floor));
-        ps.setArray(p++, Sql.text(c, startedAt));
-        ps.setArray(p++, Sql.text(c, heldSince));
-        ps.setArray(p++, Sql.text(c, holdUntil));
-        ps.setString(p, now);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
+    try (PreparedStatement ps = c.prepareStatement(INTERRUPTED_SQL)) {
+      int p = 1;
+      ps.setArray(p++, Sql.text(c, eventId));
+      ps.setArray(p++, Sql.text(c, requestId));
+      ps.setArray(p++, Sql.text(c, keyId));
+      ps.setArray(p++, Sql.text(c, userId));
+      ps.setArray(p++, Sql.text(c, teamId));
+      ps.setArray(p++, Sql.text(c, orgId));
+      ps.setArray(p++, Sql.text(c, tags));
+      ps.setArray(p++, Sql.text(c, model));
+      ps.setArray(p++, Sql.text(c, deployment));
+      ps.setArray(p++, Sql.int4(c, attempts));
+      ps.setArray(p++, Sql.text(c, reservation));
+      ps.setArray(p++, Sql.int8(c, held));
+      ps.setArray(p++, Sql.int8(c, worstCase));
+      ps.setArray(p++, Sql.int8(c, floor));
+      ps.setArray(p++, Sql.text(c, startedAt));
+      ps.setString(p++, now);
+      ps.setLong(p, micros(holdWindow));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+      }
+    }
+    return List.of();
+  }
+
+  private void quarantineRecord(Connection c, UsageRecord r, Refusal why) throws SQLException {
+    // While quarantined the record keeps held the larger of what its reservation held and
+    // what it claims to cost: it is in no budget's spend, and must not vanish from them.
+    quarantine(c, QuarantinedItem.Kind.SETTLED_RECORD, r.eventId(), r.reservationId(),
+        r.keyId(), r.userId(), r.teamId(), r.orgId(), r.tags(), r.model(),
+        Math.max(r.heldMicros(), r.costMicros()), QuarantineCodec.json(r), why);
+  }
+
+  private void quarantineCall(Connection c, InterruptedCall call, Refusal why)
+      throws SQLException {
+    DispatchIntent d = call.lastIntent();
+    quarantine(c, QuarantinedItem.Kind.INTERRUPTED_CALL, d.eventId(), d.reservationId(),
+        d.keyId(), d.userId(), d.teamId(), d.orgId(), d.tags(), d.model(), d.heldMicros(),
+        QuarantineCodec.json(call), why);
+  }
+
+  private static void quarantine(Connection c, QuarantinedItem.Kind kind, String eventId,
+      String reservationId, String keyId, String userId, String teamId, String orgId,
+      Set<String> tags, String model, long heldMicros, String payload, Refusal why)
+      throws SQLException {
+    List<String> cleanTags = new ArrayList<>();
+    for (String t : tags) {
+      cleanTags.add(clean(t));
+    }
+    try (PreparedStatement ps = c.prepareStatement(QUARANTINE_SQL)) {
+      int p = 1;
+      ps.setString(p++, kind.name());
+      ps.setString(p++, clean(eventId));
+      ps.setString(p++, clean(reservationId));
+      ps.setString(p++, clean(keyId));
+      ps.setString(p++, clean(userId));
+      ps.setString(p++, clean(teamId));
+      ps.setString(p++, clean(orgId));
+      ps.setString(p++, Sql.arrayLiteral(cleanTags));
+      ps.setString(p++, clean(model));
+      ps.setLong(p++, heldMicros);
+      ps.setString(p++, payload);
+      ps.setString(p++, why.kind().name());
+      ps.setString(p++, clean(why.reason()));
+      ps.setString(p, why.sqlState());
+      ps.executeUpdate();
+    }
+  }
+
+  /** PostgreSQL text cannot hold NUL; the payload keeps the exact value as a JSON escape. */
+  private static String clean(String s) {
+    return s == null ? null : s.replace('\0', '\uFFFD');
+  }
+
+  private static long micros(Duration d) {
+    return Math.addExact(Math.multiplyExact(d.getSeconds(), 1_000_000L), d.getNano() / 1_000);
+  }
+
+  /**
+   * A failure the schema decided (SQLSTATE class 22, a value PostgreSQL cannot take, or 23, a
+   * constraint): writing the same item again would fail again, so it is quarantined. Every
+   * other failure (connection, timeout, resources, serialization) may pass and fails the
+   * batch for a retry.
+   */
+  record Refusal(QuarantineReason kind, String reason, String sqlState) {
+    static Refusal of(Throwable failure) {
+      for (Throwable t = failure; t != null; t = t.getCause()) {
+        if (t instanceof SQLException sql && sql.getSQLState() != null) {
+          String state = sql.getSQLState();
+          boolean invalid = state.startsWith("22");
+          if (!invalid && !state.startsWith("23")) {
+            return null;
+          }
+          String constraint = null;
+          if (sql instanceof PSQLException psql) {
+            ServerErrorMessage m = psql.getServerErrorMessage();
+            constraint = m == null ? null : m.getConstraint();
+          }
+          QuarantineReason kind = invalid ? QuarantineReason.INVALID_VALUE
+              : "23505".equals(state) && "reservations_pkey".equals(constraint)
+                  ? QuarantineReason.DUPLICATE_RESERVATION_ID
+                  : QuarantineReason.CONSTRAINT_VIOLATION;
+          String message = sql.getMessage() == null ? state : sql.getMessage();
+          return new Refusal(kind, message, state);
+        }
+        if (t.getCause() == t) {
+          break;
         }
       }
       return null;
-    });
+    }
   }
 
   /**
@@ -464,7 +826,13 @@ public final class PostgresSettlement implements Settlement {
    * plus these holds ({@code CounterLimiter.rebuild}); unlike the journal's interrupted calls,
    * this also covers holds recorded by an earlier start whose journal records were since
    * reclaimed. The provider name is not kept in the ledger and comes back as
-   * {@code "unknown"}; the attempt is the number of attempts recorded.
+   * {@code "unknown"}; the attempt is the number of attempts recorded; the worst case is the
+   * one expiry would charge (the sum over the attempts seen).
+   *
+   * <p>Quarantined items ({@link #quarantined()}) that hold something come last: their hold
+   * stays held until they are re-driven. A quarantined settled record holds the larger of its
+   * held amount and its cost, under its reservation id (or {@code quarantined-<event id>}
+   * when it had none), with an empty model or deployment when it had none.
    *
    * @return the intents
    * @throws io.pointsman.PointsmanException with status 503 if the database cannot be read
@@ -486,8 +854,41 @@ public final class PostgresSettlement implements Settlement {
               Sql.instant(rs.getTimestamp(14)), started));
         }
       }
+      // A quarantined item's hold stays held until it is re-driven.
+      try (PreparedStatement ps = h.getConnection().prepareStatement(QUARANTINED_SQL);
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          DispatchIntent held = quarantinedHold(QuarantinedItem.Kind.valueOf(rs.getString(2)),
+              rs.getLong(7), rs.getString(11));
+          if (held != null) {
+            out.add(held);
+          }
+        }
+      }
       return out;
     });
+  }
+
+  /** The hold a quarantined item keeps, as a dispatch intent; null when it holds nothing. */
+  private static DispatchIntent quarantinedHold(QuarantinedItem.Kind kind, long heldMicros,
+      String payload) {
+    if (heldMicros <= 0) {
+      return null;
+    }
+    if (kind == QuarantinedItem.Kind.INTERRUPTED_CALL) {
+      InterruptedCall call = QuarantineCodec.call(payload);
+      DispatchIntent d = call.lastIntent();
+      return new DispatchIntent(d.eventId(), d.requestId(), d.attempt(), d.keyId(),
+          d.userId(), d.teamId(), d.orgId(), d.tags(), d.model(), d.deploymentId(),
+          d.provider(), d.reservationId(), heldMicros, worstCaseOf(call), d.at(),
+          d.callStartedAt());
+    }
+    UsageRecord r = QuarantineCodec.record(payload);
+    return new DispatchIntent(r.eventId(), r.requestId(), Math.max(1, r.attempts()), r.keyId(),
+        r.userId(), r.teamId(), r.orgId(), r.tags(), r.model() == null ? "" : r.model(),
+        r.deploymentId() == null ? "" : r.deploymentId(), "unknown",
+        r.reservationId() == null ? "quarantined-" + r.eventId() : r.reservationId(),
+        heldMicros, heldMicros, r.startedAt(), r.startedAt());
   }
 
   /**
@@ -599,20 +1000,20 @@ public final class PostgresSettlement implements Settlement {
   }
 
   /**
-   * Charges every unresolved hold whose window has ended its worst case, in every scope it
-   * belongs to, and flags it {@code EXPIRED} (row and reservation; the epoch moves on). One
-   * transaction; running it again changes nothing.
+   * Charges every unresolved hold whose window has ended its worst case (the sum of its
+   * attempts' worst cases), in every scope it belongs to, and flags it {@code EXPIRED} (row
+   * and reservation; the epoch moves on). Whether a window has ended is decided by the
+   * database's clock ({@code now()}), so every instance decides alike whatever its own clock
+   * says. One transaction; running it again changes nothing.
    *
    * @return how many holds expired
    * @throws io.pointsman.PointsmanException with status 503 if the expiry did not commit
    */
   public int expireHolds() {
-    String now = clock.now().toString();
+    long skew = expiryClockSkewMicros;
     return transaction("hold expiry", (h, c) -> {
       try (PreparedStatement ps = c.prepareStatement(EXPIRE_SQL)) {
-        ps.setString(1, now);
-        ps.setString(2, now);
-        ps.setString(3, now);
+        ps.setLong(1, skew);
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();
           return rs.getInt(1);
@@ -646,6 +1047,204 @@ public final class PostgresSettlement implements Settlement {
       holdAlert.unresolved(summary);
     }
     return summary;
+  }
+
+  /**
+   * Lists the quarantined items not yet re-driven, oldest first.
+   *
+   * @return the items
+   * @throws io.pointsman.PointsmanException with status 503 if the database cannot be read
+   */
+  public List<QuarantinedItem> quarantined() {
+    return Sql.inTransaction(jdbi, "reading the quarantine", h -> {
+      List<QuarantinedItem> out = new ArrayList<>();
+      try (PreparedStatement ps = h.getConnection().prepareStatement(QUARANTINED_SQL);
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(new QuarantinedItem(rs.getLong(1),
+              QuarantinedItem.Kind.valueOf(rs.getString(2)), rs.getString(3),
+              QuarantineReason.valueOf(rs.getString(4)), rs.getString(5), rs.getString(6),
+              rs.getLong(7), Sql.instant(rs.getTimestamp(8)), Sql.instant(rs.getTimestamp(9)),
+              rs.getInt(10), rs.getString(11)));
+        }
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Hands every quarantined item to the ledger again, as it was stored. For use once the
+   * cause is fixed outside the item (a schema or data change).
+   *
+   * @return what was re-driven and what is still refused
+   * @throws io.pointsman.PointsmanException with status 503 if the database fails (items
+   *     re-driven before the failure stay re-driven)
+   */
+  public RedriveReport redriveQuarantined() {
+    return redriveQuarantined(QuarantineFix.NONE);
+  }
+
+  /**
+   * Hands every quarantined item to the ledger again after the fix has corrected it. Each item
+   * is its own transaction: it is settled (or recorded as interrupted) as {@link #settle} and
+   * {@link #interrupted} would, and its quarantine row is marked re-driven with the payload
+   * actually written; if the ledger refuses it again, it stays quarantined with the new
+   * reason. An item another instance re-drives at the same time is written once.
+   *
+   * @param fix corrects each item before it is written
+   * @return what was re-driven and what is still refused
+   * @throws NullPointerException if fix is null or returns null
+   * @throws IllegalArgumentException if fix changes an item's event id
+   * @throws io.pointsman.PointsmanException with status 503 if the database fails (items
+   *     re-driven before the failure stay re-driven)
+   */
+  public RedriveReport redriveQuarantined(QuarantineFix fix) {
+    Objects.requireNonNull(fix, "fix");
+    List<String> redriven = new ArrayList<>();
+    List<String> still = new ArrayList<>();
+    String now = clock.now().toString();
+    for (QuarantinedItem item : quarantined()) {
+      Rows<Void> rows;
+      String payload;
+      String eventId;
+      if (item.kind() == QuarantinedItem.Kind.SETTLED_RECORD) {
+        UsageRecord r = Objects.requireNonNull(fix.record(item.record()), "fixed record");
+        eventId = r.eventId();
+        payload = QuarantineCodec.json(r);
+        rows = (c, ignored) -> settleRows(c, List.of(r), now);
+      } else {
+        InterruptedCall call = Objects.requireNonNull(fix.call(item.call()), "fixed call");
+        long f = floorPolicy.floorMicros(call);
+        if (f < 0) {
+          throw new IllegalArgumentException("floor policy returned a negative floor " + f
+              + " for event " + call.eventId());
+        }
+        Map<InterruptedCall, Long> floors = new IdentityHashMap<>();
+        floors.put(call, f);
+        eventId = call.eventId();
+        payload = QuarantineCodec.json(call);
+        rows = (c, ignored) -> interruptedRows(c, List.of(call), floors, now);
+      }
+      if (!eventId.equals(item.eventId())) {
+        throw new IllegalArgumentException("a fix must keep the event id: quarantined "
+            + item.eventId() + ", fixed " + eventId);
+      }
+      Written done = transaction("re-drive of quarantined event " + eventId, (h, c) -> {
+        try (PreparedStatement lock = c.prepareStatement("SELECT 1 FROM pointsman.quarantine"
+            + " WHERE quarantine_id = ? AND redriven_at IS NULL FOR UPDATE")) {
+          lock.setLong(1, item.quarantineId());
+          try (ResultSet rs = lock.executeQuery()) {
+            if (!rs.next()) {
+              return null;
+            }
+          }
+        }
+        Savepoint sp = c.setSavepoint();
+        try {
+          List<String> conflicts = rows.write(c, List.of());
+          c.releaseSavepoint(sp);
+          try (PreparedStatement done1 = c.prepareStatement("UPDATE pointsman.quarantine"
+              + " SET redriven_at = now(), redriven_payload = ?::json WHERE quarantine_id = ?")) {
+            done1.setString(1, payload);
+            done1.setLong(2, item.quarantineId());
+            done1.executeUpdate();
+          }
+          return new Written(conflicts, List.of(), List.of());
+        } catch (SQLException failure) {
+          Refusal why = Refusal.of(failure);
+          if (why == null) {
+            throw failure;
+          }
+          c.rollback(sp);
+          c.releaseSavepoint(sp);
+          try (PreparedStatement again = c.prepareStatement("UPDATE pointsman.quarantine"
+              + " SET reason_kind = ?, reason = ?, sql_state = ?, last_tried_at = now(),"
+              + " tries = tries + 1 WHERE quarantine_id = ?")) {
+            again.setString(1, why.kind().name());
+            again.setString(2, clean(why.reason()));
+            again.setString(3, why.sqlState());
+            again.setLong(4, item.quarantineId());
+            again.executeUpdate();
+          }
+          return new Written(List.of(), List.of(eventId), List.of(why));
+        }
+      });
+      if (done == null) {
+        continue;
+      }
+      if (done.quarantined().isEmpty()) {
+        redriven.add(eventId);
+        redrivenTotal.incrementAndGet();
+        report("re-drive", done);
+      } else {
+        still.add(eventId);
+        Refusal why = done.why().get(0);
+        LOG.warn("re-drive: event {} is still refused by the ledger ({}, SQLSTATE {}: {})",
+            eventId, why.kind(), why.sqlState(), why.reason());
+      }
+    }
+    if (!redriven.isEmpty()) {
+      LOG.info("re-drive: {} quarantined items written to the ledger, {} still refused",
+          redriven.size(), still.size());
+    }
+    return new RedriveReport(redriven, still);
+  }
+
+  /**
+   * Lists the open replay conflicts, oldest first.
+   *
+   * @return the conflicts
+   * @throws io.pointsman.PointsmanException with status 503 if the database cannot be read
+   */
+  public List<LedgerConflict> conflicts() {
+    return Sql.inTransaction(jdbi, "reading replay conflicts", h -> {
+      List<LedgerConflict> out = new ArrayList<>();
+      try (PreparedStatement ps = h.getConnection().prepareStatement(CONFLICTS_SQL);
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(new LedgerConflict(rs.getLong(1), rs.getString(2), rs.getString(3),
+              rs.getLong(4), nullableLong(rs, 5), nullableLong(rs, 6), nullableLong(rs, 7),
+              rs.getLong(8), nullableLong(rs, 9), nullableLong(rs, 10), nullableLong(rs, 11),
+              Sql.instant(rs.getTimestamp(12)), Sql.instant(rs.getTimestamp(13)), rs.getInt(14),
+              Sql.instant(rs.getTimestamp(15)), rs.getString(16)));
+        }
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Resolves every open conflict of an event once an operator has decided which figures are
+   * true (and corrected the ledger if the stored row was wrong): they leave
+   * {@link #conflicts()} and stop unbalancing {@link #reconcile}. Nothing else changes.
+   *
+   * @param eventId the event
+   * @param resolution the operator's note, kept with the conflict
+   * @return how many conflicts were resolved
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if resolution is blank
+   * @throws io.pointsman.PointsmanException with status 503 if the change did not commit
+   */
+  public int resolveConflicts(String eventId, String resolution) {
+    Objects.requireNonNull(eventId, "eventId");
+    Objects.requireNonNull(resolution, "resolution");
+    if (resolution.isBlank()) {
+      throw new IllegalArgumentException("resolution must not be blank");
+    }
+    return transaction("resolving conflicts of " + eventId, (h, c) -> {
+      try (PreparedStatement ps = c.prepareStatement("UPDATE pointsman.ledger_conflicts"
+          + " SET resolved_at = now(), resolution = ?"
+          + " WHERE event_id = ? AND resolved_at IS NULL")) {
+        ps.setString(1, resolution);
+        ps.setString(2, eventId);
+        return ps.executeUpdate();
+      }
+    });
+  }
+
+  private static Long nullableLong(ResultSet rs, int column) throws SQLException {
+    long v = rs.getLong(column);
+    return rs.wasNull() ? null : v;
   }
 
   /**
@@ -732,9 +1331,24 @@ public final class PostgresSettlement implements Settlement {
         heldCount = rs.getLong(1);
         heldMicros = rs.getLong(2);
       }
+      long quarantinedRecords;
+      long quarantinedCalls;
+      try (PreparedStatement ps = c.prepareStatement("SELECT"
+              + " count(*) FILTER (WHERE kind = 'SETTLED_RECORD'),"
+              + " count(*) FILTER (WHERE kind = 'INTERRUPTED_CALL')"
+              + " FROM pointsman.quarantine WHERE redriven_at IS NULL");
+          ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        quarantinedRecords = rs.getLong(1);
+        quarantinedCalls = rs.getLong(2);
+      }
+      long conflicts = single(c, "SELECT count(*) FROM pointsman.ledger_conflicts"
+          + " WHERE resolved_at IS NULL");
       return new ReconciliationReport(acknowledgedResponses, journalBacklog, settled, unknown,
-          attested, expired, acknowledgedResponses - settled - journalBacklog, cost, charged,
-          chargeMismatches, reservationCharged, reservationMismatches, heldCount, heldMicros);
+          attested, expired,
+          acknowledgedResponses - settled - quarantinedRecords - journalBacklog, cost, charged,
+          chargeMismatches, reservationCharged, reservationMismatches, heldCount, heldMicros,
+          quarantinedRecords, quarantinedCalls, conflicts);
     });
   }
 
@@ -846,7 +1460,8 @@ public final class PostgresSettlement implements Settlement {
     }
 
     /**
-     * Sets the clock that stamps rows and decides hold expiry.
+     * Sets the clock that stamps the rows' {@code recorded_at} (and the resolution time of
+     * settled and attested rows). Hold windows and expiry run on the database's clock.
      *
      * @param value the clock
      * @return this builder

@@ -11,6 +11,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Gathers records pushed one by one into batches for a {@link Settlement}: a batch is handed
@@ -21,7 +23,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Each {@link #submit} returns a future completed once the record's batch committed, or
  * completed exceptionally with the batch's failure: the batcher does not retry, so the caller
  * (which still holds the record, for example in the journal) hands it over again. When
- * {@code capacity} records are waiting, {@code submit} blocks until the drainer catches up.
+ * {@code capacity} records are waiting, {@code submit} blocks until the drainer catches up,
+ * for at most the submit timeout (default 30 s), then throws
+ * {@link SettlementBackPressureException}: a full queue never drops a record, and never
+ * blocks its producers for ever.
+ *
+ * <p>The drainer survives any failure of a batch, {@link Error}s included: the batch's
+ * futures complete exceptionally with it and the next batch is settled. A settle that hangs
+ * holds the drainer as long as it hangs; bound it with the data source's timeouts
+ * ({@link LedgerPool}).
  *
  * <pre>{@code
  * try (SettlementBatcher batcher = SettlementBatcher.builder(ledger)
@@ -37,12 +47,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * order.
  */
 public final class SettlementBatcher implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SettlementBatcher.class);
+
   private record Pending(UsageRecord record, CompletableFuture<Void> done, long enqueuedNanos) {}
 
   private final Settlement target;
   private final int maxBatch;
   private final long maxLagNanos;
   private final int capacity;
+  private final long submitTimeoutNanos;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
@@ -54,6 +67,7 @@ public final class SettlementBatcher implements AutoCloseable {
     this.maxBatch = b.maxBatch;
     this.maxLagNanos = b.maxLag.toNanos();
     this.capacity = b.capacity;
+    this.submitTimeoutNanos = b.submitTimeout.toNanos();
     this.drainer = b.threadFactory.newThread(this::drain);
     drainer.start();
   }
@@ -63,7 +77,8 @@ public final class SettlementBatcher implements AutoCloseable {
    *
    * @param target where batches are settled
    * @return a builder with the defaults: batches of up to 500 records, 200 ms lag, 10,000
-   *     waiting records, a daemon drainer thread named {@code pointsman-settlement-batcher}
+   *     waiting records, a 30 s submit timeout, a daemon drainer thread named
+   *     {@code pointsman-settlement-batcher}
    * @throws NullPointerException if target is null
    */
   public static Builder builder(Settlement target) {
@@ -71,21 +86,41 @@ public final class SettlementBatcher implements AutoCloseable {
   }
 
   /**
-   * Queues a record for settlement, blocking while {@code capacity} records are waiting.
+   * Queues a record for settlement, blocking while {@code capacity} records are waiting, for
+   * at most the submit timeout.
    *
    * @param record the record
    * @return a future completed when the record's batch committed, or exceptionally with the
    *     reason it did not
    * @throws NullPointerException if record is null
-   * @throws IllegalStateException if the batcher is closed
+   * @throws IllegalStateException if the batcher is closed, or its drainer thread is gone
+   * @throws SettlementBackPressureException if the queue stayed full for the submit timeout,
+   *     or the caller was interrupted while waiting (its interrupt flag is set again); the
+   *     record is not queued
    */
   public CompletableFuture<Void> submit(UsageRecord record) {
     Objects.requireNonNull(record, "record");
     CompletableFuture<Void> done = new CompletableFuture<>();
     lock.lock();
     try {
+      long left = submitTimeoutNanos;
       while (!closed && queue.size() >= capacity) {
-        changed.awaitUninterruptibly();
+        if (!drainer.isAlive()) {
+          throw new IllegalStateException("settlement batcher's drainer thread is gone");
+        }
+        if (left <= 0) {
+          throw new SettlementBackPressureException("settlement queue full: " + queue.size()
+              + " records have waited longer than the submit timeout; the record was not"
+              + " queued");
+        }
+        try {
+          left = changed.awaitNanos(left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new SettlementBackPressureException(
+              "interrupted while waiting for room in the settlement queue; the record was not"
+                  + " queued");
+        }
       }
       if (closed) {
         throw new IllegalStateException("settlement batcher is closed");
@@ -148,14 +183,25 @@ public final class SettlementBatcher implements AutoCloseable {
       for (Pending p : batch) {
         records.add(p.record());
       }
+      Throwable failure = null;
       try {
         target.settle(records);
-        for (Pending p : batch) {
-          p.done().complete(null);
-        }
-      } catch (RuntimeException e) {
-        for (Pending p : batch) {
-          p.done().completeExceptionally(e);
+      } catch (Throwable e) { // NOPMD: the drainer must outlive any failure, Errors included
+        failure = e;
+      }
+      if (failure != null && !(failure instanceof RuntimeException)) {
+        LOG.error("settlement of a batch of {} records failed with {}; its futures fail and the"
+            + " batcher goes on", batch.size(), failure.getClass().getName(), failure);
+      }
+      for (Pending p : batch) {
+        try {
+          if (failure == null) {
+            p.done().complete(null);
+          } else {
+            p.done().completeExceptionally(failure);
+          }
+        } catch (Throwable e) { // NOPMD: a dependent stage's failure must not stop the drainer
+          LOG.error("a completion of a settlement future failed", e);
         }
       }
     }
@@ -200,6 +246,7 @@ public final class SettlementBatcher implements AutoCloseable {
     private int maxBatch = 500;
     private Duration maxLag = Duration.ofMillis(200);
     private int capacity = 10_000;
+    private Duration submitTimeout = Duration.ofSeconds(30);
     private ThreadFactory threadFactory = r -> {
       Thread t = new Thread(r, "pointsman-settlement-batcher");
       t.setDaemon(true);
@@ -254,6 +301,24 @@ public final class SettlementBatcher implements AutoCloseable {
         throw new IllegalArgumentException("capacity must be at least 1: " + value);
       }
       this.capacity = value;
+      return this;
+    }
+
+    /**
+     * Sets how long {@link #submit} waits for room in a full queue before it throws
+     * {@link SettlementBackPressureException}; zero fails at once.
+     *
+     * @param value zero or positive
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalArgumentException if value is negative
+     */
+    public Builder submitTimeout(Duration value) {
+      Objects.requireNonNull(value, "submitTimeout");
+      if (value.isNegative()) {
+        throw new IllegalArgumentException("submitTimeout must not be negative: " + value);
+      }
+      this.submitTimeout = value;
       return this;
     }
 

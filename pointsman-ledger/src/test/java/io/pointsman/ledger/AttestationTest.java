@@ -48,6 +48,15 @@ class AttestationTest {
     db.close();
   }
 
+  /** Time passes: for the host's clock, and for the database's clock expiry decides by. */
+  private Duration skew = Duration.ZERO;
+
+  private void advance(Duration d) {
+    clock.advance(d);
+    skew = skew.plus(d);
+    ledger.expiryClockSkew(skew);
+  }
+
   @Test
   void acceptedAttestationChargesTheAttestedCostInEveryScopeAndResolvesTheHold()
       throws Exception {
@@ -146,11 +155,11 @@ class AttestationTest {
 
   @Test
   void holdExpiryChargesTheWorstCaseAndFlagsTheRow() throws Exception {
-    clock.advance(Duration.ofMinutes(14));
+    advance(Duration.ofMinutes(14));
     assertThat(ledger.expireHolds()).isZero();
     assertThat(count(ds, "SELECT count(*) FROM pointsman.charges")).isZero();
 
-    clock.advance(Duration.ofMinutes(1));
+    advance(Duration.ofMinutes(1));
     assertThat(ledger.expireHolds()).isEqualTo(1);
     assertThat(ledger.expireHolds()).isZero();
 
@@ -167,7 +176,7 @@ class AttestationTest {
 
   @Test
   void attestationAfterTheWindowButBeforeExpiryRunsStillResolvesTheHold() {
-    clock.advance(Duration.ofMinutes(20));
+    advance(Duration.ofMinutes(20));
     assertThat(ledger.attest("u1", null, 2_000, "just in time", 1).accepted()).isTrue();
     assertThat(ledger.expireHolds()).isZero();
     assertThat(ledger.hold("u1").orElseThrow().chargedMicros()).isEqualTo(2_000);
@@ -176,9 +185,9 @@ class AttestationTest {
   @Test
   void extendedHoldExpiresLater() {
     ledger.extendHold("u1", 1, Duration.ofMinutes(10));
-    clock.advance(Duration.ofMinutes(20));
+    advance(Duration.ofMinutes(20));
     assertThat(ledger.expireHolds()).isZero();
-    clock.advance(Duration.ofMinutes(5));
+    advance(Duration.ofMinutes(5));
     assertThat(ledger.expireHolds()).isEqualTo(1);
   }
 
@@ -190,7 +199,7 @@ class AttestationTest {
     assertThat(summary.worstCaseMicros()).isEqualTo(WORST);
     assertThat(alerts).hasSize(1);
 
-    clock.advance(Duration.ofMinutes(15));
+    advance(Duration.ofMinutes(15));
     HoldSummary afterExpiry = ledger.checkHolds();
     assertThat(afterExpiry.expiredNow()).isEqualTo(1);
     assertThat(afterExpiry.any()).isFalse();

@@ -1,6 +1,7 @@
 package io.pointsman.ledger;
 
 import io.pointsman.CacheOutcome;
+import io.pointsman.model.PromptTokensDetails;
 import io.pointsman.model.Usage;
 import io.pointsman.spi.DispatchIntent;
 import io.pointsman.spi.InterruptedCall;
@@ -42,6 +43,31 @@ final class Fixtures {
       out.add(record(prefix + i, 1_000 + i));
     }
     return out;
+  }
+
+  /** A record the schema refuses: a negative cached-token count, on a model without a price. */
+  static UsageRecord negativeCachedTokens(String eventId) {
+    Usage usage = new Usage(100, 20, 120, new PromptTokensDetails(-5L, null), null, null);
+    return new UsageRecord(eventId, "req-" + eventId, "key-1", "user-1", "team-1", "org-1",
+        Set.of("prod"), "unpriced-model", "dep-1", 1, UsageOutcome.SUCCESS, 200, null, null,
+        usage, 700, true, "res-" + eventId, 700, CacheOutcome.MISS, T0, 1_000_000L);
+  }
+
+  /** The same record with other usage, cost and reservation. */
+  static UsageRecord with(UsageRecord r, Usage usage, long cost, String reservationId) {
+    return new UsageRecord(r.eventId(), r.requestId(), r.keyId(), r.userId(), r.teamId(),
+        r.orgId(), r.tags(), r.model(), r.deploymentId(), r.attempts(), r.outcome(),
+        r.httpStatus(), r.decidedBy(), r.rule(), usage, cost, r.costEstimated(), reservationId,
+        r.heldMicros(), r.cacheOutcome(), r.startedAt(), r.durationNanos());
+  }
+
+  /** An interrupted call seen with its given attempt count, its last intent as given. */
+  static InterruptedCall interrupted(String eventId, String reservationId, int attemptsSeen,
+      long held, long worstCase) {
+    DispatchIntent intent = new DispatchIntent(eventId, "req-" + eventId, attemptsSeen,
+        "key-1", "user-1", "team-1", "org-1", Set.of("prod"), "gpt-4o-mini", "dep-1", "openai",
+        reservationId, held, worstCase, T0);
+    return new InterruptedCall(intent, attemptsSeen, true, T0.plusSeconds(60));
   }
 
   static InterruptedCall interrupted(String eventId, long held, long worstCase) {

@@ -12,7 +12,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class SettlementBatcherTest {
@@ -118,5 +120,87 @@ class SettlementBatcherTest {
     }
     assertThat(target.batches).allSatisfy(b -> assertThat(b).hasSizeBetween(1, 7));
     assertThat(target.batches.stream().mapToInt(List::size).sum()).isEqualTo(400);
+  }
+
+  @Test
+  void drainerSurvivesAnErrorAndKeepsSettling() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    Settlement target = new Settlement() {
+      @Override
+      public void settle(List<UsageRecord> records) {
+        if (calls.getAndIncrement() == 0) {
+          throw new StackOverflowError("injected");
+        }
+      }
+
+      @Override
+      public void interrupted(List<InterruptedCall> c) {
+        throw new UnsupportedOperationException();
+      }
+    };
+    try (SettlementBatcher batcher = SettlementBatcher.builder(target)
+        .maxBatch(1).maxLag(Duration.ofMillis(1)).capacity(1).build()) {
+      CompletableFuture<Void> first = batcher.submit(Fixtures.record("e1", 1));
+      assertThatThrownBy(() -> first.get(30, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .hasCauseInstanceOf(StackOverflowError.class);
+      // The drainer is still there: later records settle, and submitters never block on a
+      // dead drainer.
+      List<CompletableFuture<Void>> later = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        later.add(batcher.submit(Fixtures.record("later" + i, 1)));
+      }
+      CompletableFuture.allOf(later.toArray(new CompletableFuture<?>[0]))
+          .get(30, TimeUnit.SECONDS);
+    }
+    assertThat(calls.get()).isEqualTo(6);
+  }
+
+  @Test
+  void aQueueThatStaysFullFailsTheSubmitterVisiblyAndDropsNothing() throws Exception {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<String> settled = new CopyOnWriteArrayList<>();
+    Settlement stuck = new Settlement() {
+      @Override
+      public void settle(List<UsageRecord> records) {
+        entered.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        records.forEach(r -> settled.add(r.eventId()));
+      }
+
+      @Override
+      public void interrupted(List<InterruptedCall> c) {
+        throw new UnsupportedOperationException();
+      }
+    };
+    try (SettlementBatcher batcher = SettlementBatcher.builder(stuck)
+        .maxBatch(2).maxLag(Duration.ofMillis(1)).capacity(2)
+        .submitTimeout(Duration.ofMillis(50)).build()) {
+      List<CompletableFuture<Void>> accepted = new ArrayList<>();
+      accepted.add(batcher.submit(Fixtures.record("s0", 1)));
+      assertThat(entered.await(30, TimeUnit.SECONDS)).isTrue();
+      // The drainer is stuck in settle: two records fill the queue, the third cannot wait.
+      accepted.add(batcher.submit(Fixtures.record("s1", 1)));
+      accepted.add(batcher.submit(Fixtures.record("s2", 1)));
+      assertThatThrownBy(() -> batcher.submit(Fixtures.record("s3", 1)))
+          .isInstanceOf(SettlementBackPressureException.class)
+          .hasMessageContaining("not queued");
+      assertThat(batcher.waiting()).isEqualTo(2);
+
+      Thread.currentThread().interrupt();
+      assertThatThrownBy(() -> batcher.submit(Fixtures.record("s4", 1)))
+          .isInstanceOf(SettlementBackPressureException.class);
+      assertThat(Thread.interrupted()).isTrue();
+
+      release.countDown();
+      CompletableFuture.allOf(accepted.toArray(new CompletableFuture<?>[0]))
+          .get(30, TimeUnit.SECONDS);
+    }
+    assertThat(settled).containsExactlyInAnyOrder("s0", "s1", "s2");
   }
 }

@@ -64,6 +64,7 @@ class SettlementFaultTest {
     assertThat(terminated).isTrue();
     assertThat(Fixtures.fingerprint(ds)).isEqualTo(before);
     assertThat(count(ds, "SELECT count(*) FROM pointsman.ledger_entries")).isEqualTo(5);
+    assertThat(count(ds, "SELECT count(*) FROM pointsman.quarantine")).isZero();
 
     ledger.probe(null);
     ledger.settle(records);
@@ -74,22 +75,19 @@ class SettlementFaultTest {
   }
 
   @Test
-  void failingStatementLeavesNothingAndTheCorrectedBatchCompletes() throws Exception {
+  void refusedRecordIsQuarantinedInsteadOfFailingItsBatch() throws Exception {
     List<UsageRecord> records = new ArrayList<>(batch("f", 100));
-    UsageRecord good = records.get(73);
-    // The database refuses a status outside 100..599: the whole statement, and with it every
-    // other record of the batch, is refused.
-    records.set(73, Fixtures.withStatus(good, 1_000));
+    // The database refuses a status outside 100..599. That record is quarantined; the other
+    // 99 of its batch commit.
+    records.set(73, Fixtures.withStatus(records.get(73), 1_000));
 
-    assertThatThrownBy(() -> ledger.settle(records))
-        .isInstanceOf(PointsmanException.class)
-        .hasMessageContaining("ledger_entries_http_status_check");
-    assertThat(Fixtures.tableCounts(ds)).containsOnly(0L);
-
-    records.set(73, good);
     ledger.settle(records);
 
-    assertThat(Fixtures.tableCounts(ds)).containsExactly(100L, 600L, 100L);
+    assertThat(Fixtures.tableCounts(ds)).containsExactly(99L, 594L, 99L);
+    assertThat(ledger.quarantined()).singleElement().satisfies(q -> {
+      assertThat(q.eventId()).isEqualTo("f73");
+      assertThat(q.reason()).contains("ledger_entries_http_status_check");
+    });
   }
 
   @Test

@@ -145,8 +145,10 @@ class SettlementIdempotencyTest {
     assertThat(hold.heldMicros()).isEqualTo(5_000);
     assertThat(hold.worstCaseMicros()).isEqualTo(8_000);
     assertThat(hold.epoch()).isEqualTo(1);
+    // The window starts when the ledger records the hold, on the database's clock.
     assertThat(hold.holdUntil())
-        .isEqualTo(Fixtures.T0.plusSeconds(60).plus(PostgresSettlement.DEFAULT_HOLD_WINDOW));
+        .isEqualTo(hold.heldSince().plus(PostgresSettlement.DEFAULT_HOLD_WINDOW));
+    assertThat(hold.heldSince()).isAfter(Fixtures.T0.plusSeconds(60));
   }
 
   @Test
