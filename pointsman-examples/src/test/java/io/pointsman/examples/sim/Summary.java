@@ -1,0 +1,105 @@
+package io.pointsman.examples.sim;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/** Aggregates the results of many seeds into a report: what failed, where, with which seeds. */
+final class Summary {
+  static final String REPLAY = "mvn -B -ntp -pl pointsman-examples -am test"
+      + " -Dtest=SimulationTest -Dsurefire.failIfNoSpecifiedTests=false -Dpointsman.sim.seed=";
+
+  private static final class PerInvariant {
+    final Set<Long> seeds = new java.util.TreeSet<>();
+    int violations;
+    final Map<String, Integer> tags = new TreeMap<>();
+    Simulation.Violation smallest;
+  }
+
+  private final Map<String, PerInvariant> invariants = new TreeMap<>();
+  private final Map<String, int[]> profiles = new TreeMap<>();
+  private final Simulation.Stats stats = new Simulation.Stats();
+  private final List<Simulation.Violation> first = new ArrayList<>();
+  private int seeds;
+  private int failedSeeds;
+
+  void add(Simulation.Result r) {
+    seeds++;
+    stats.add(r.stats());
+    String profile = r.profile().isEmpty() ? "(no faults)" : String.join("+",
+        Simulation.names(r.profile()));
+    for (Fault f : r.profile().isEmpty() ? List.<Fault>of() : r.profile()) {
+      profiles.computeIfAbsent(f.name(), k -> new int[2])[0]++;
+    }
+    if (r.profile().isEmpty()) {
+      profiles.computeIfAbsent(profile, k -> new int[2])[0]++;
+    }
+    if (r.violations().isEmpty()) {
+      return;
+    }
+    failedSeeds++;
+    for (Fault f : r.profile()) {
+      profiles.get(f.name())[1]++;
+    }
+    if (r.profile().isEmpty()) {
+      profiles.get(profile)[1]++;
+    }
+    for (Simulation.Violation v : r.violations()) {
+      if (first.size() < 10) {
+        first.add(v);
+      }
+      PerInvariant p = invariants.computeIfAbsent(v.invariant(), k -> new PerInvariant());
+      p.seeds.add(v.seed());
+      p.violations++;
+      for (String t : v.tags()) {
+        p.tags.merge(t, 1, Integer::sum);
+      }
+      if (p.smallest == null || v.tags().size() < p.smallest.tags().size()) {
+        p.smallest = v;
+      }
+    }
+  }
+
+  int failedSeeds() {
+    return failedSeeds;
+  }
+
+  List<Simulation.Violation> first() {
+    return first;
+  }
+
+  String render(long firstSeed, double seconds) {
+    StringBuilder b = new StringBuilder();
+    b.append(String.format("gateway simulation: %d seeds from %d in %.1f s, %d failing seeds%n",
+        seeds, firstSeed, seconds, failedSeeds));
+    b.append(String.format("calls %d, provider sends %d, restarts %d, store wipes %d%n",
+        stats.calls, stats.sends, stats.restarts, stats.wipes));
+    b.append(String.format("documented overshoot (usage above the cap sent): %d calls, %d"
+        + " micro-units excluded from the budget bound%n", stats.overshootCalls,
+        stats.overshootMicros));
+    b.append("outcomes: ").append(stats.outcomes).append('\n');
+    if (invariants.isEmpty()) {
+      b.append("no invariant violated\n");
+    }
+    for (Map.Entry<String, PerInvariant> e : invariants.entrySet()) {
+      PerInvariant p = e.getValue();
+      b.append(String.format("%ninvariant %s: %d violations in %d seeds, e.g. seeds %s%n",
+          e.getKey(), p.violations, p.seeds.size(), p.seeds.stream().limit(8).toList()));
+      List<Map.Entry<String, Integer>> tags = new ArrayList<>(p.tags.entrySet());
+      tags.sort(Map.Entry.<String, Integer>comparingByValue(Comparator.reverseOrder()));
+      b.append("  tags of the failing calls (count): ");
+      Map<String, Integer> top = new LinkedHashMap<>();
+      tags.stream().limit(12).forEach(t -> top.put(t.getKey(), t.getValue()));
+      b.append(top).append('\n');
+      b.append("  fewest-fault example: ").append(p.smallest).append('\n');
+      b.append("  replay: ").append(REPLAY).append(p.smallest.seed()).append('\n');
+    }
+    b.append("\nseeds per fault class in the profile (run / failing):\n");
+    profiles.forEach((k, v) -> b.append(String.format("  %-26s %6d / %d%n", k, v[0], v[1])));
+    return b.toString();
+  }
+}
