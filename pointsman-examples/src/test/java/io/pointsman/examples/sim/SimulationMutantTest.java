@@ -27,6 +27,14 @@ class SimulationMutantTest {
       "DROP_FAILED_RECORD", "SKIP_DISPATCH_INTENT", "UNDERCHARGE_RECORD"})
   void theSimulationCatchesTheMutant(Mutant mutant, @TempDir Path temp) throws IOException {
     Path root = SimulationTest.journalRoot(temp);
+    try {
+      catchMutant(mutant, root);
+    } finally {
+      SimulationTest.removeIfCreated(root, temp);
+    }
+  }
+
+  private static void catchMutant(Mutant mutant, Path root) {
     Simulation.Options real = new Simulation.Options(Mutant.NONE, EnumSet.noneOf(Fault.class),
         false, false);
     Simulation.Options broken = new Simulation.Options(mutant, EnumSet.noneOf(Fault.class),

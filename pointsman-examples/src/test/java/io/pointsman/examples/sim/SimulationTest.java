@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ... -Dpointsman.sim.faults=UNKNOWN_OUTCOME,RESTART                  # only these fault classes
  * ... -Dpointsman.sim.singleChoice=true                               # no n &gt; 1 requests
  * ... -Dpointsman.sim.report=/path/to/report.txt                      # write the summary
+ * ... -Dpointsman.sim.violations=/path/to/all.txt                      # list every violation
  * </pre>
  */
 class SimulationTest {
@@ -37,10 +38,28 @@ class SimulationTest {
         !Boolean.getBoolean("pointsman.sim.singleChoice"),
         one != null || Boolean.getBoolean("pointsman.sim.trace"));
     Path where = journalRoot(root);
+    try {
+      runSeeds(one, first, count, options, where);
+    } finally {
+      removeIfCreated(where, root);
+    }
+  }
+
+  private static void runSeeds(String one, long first, long count, Simulation.Options options,
+      Path where) throws IOException {
     Summary summary = new Summary();
     long started = System.nanoTime();
+    String listFile = System.getProperty("pointsman.sim.violations");
+    StringBuilder all = new StringBuilder();
     for (long seed = first; seed < first + count; seed++) {
-      summary.add(Simulation.run(seed, options, where));
+      Simulation.Result r = Simulation.run(seed, options, where);
+      summary.add(r);
+      if (listFile != null) {
+        r.violations().forEach(v -> all.append(v).append('\n'));
+      }
+    }
+    if (listFile != null) {
+      Files.writeString(Path.of(listFile), all);
     }
     String report = summary.render(first, (System.nanoTime() - started) / 1e9);
     System.out.println(report);
@@ -53,6 +72,47 @@ class SimulationTest {
             summary.first().stream().map(v -> v + "\n  replay: " + Summary.REPLAY + v.seed())
                 .collect(Collectors.joining("\n")), report)
         .isZero();
+  }
+
+  /**
+   * A seed replays exactly: two runs of the same seeds break the same invariants at the same
+   * steps and do the same work.
+   */
+  @Test
+  void aSeedReplaysExactly(@TempDir Path root) throws IOException {
+    Path where = journalRoot(root);
+    try {
+      for (long seed = 0; seed < 40; seed++) {
+        Simulation.Result a = Simulation.run(seed, Simulation.Options.standard(), where);
+        Simulation.Result b = Simulation.run(seed, Simulation.Options.standard(), where);
+        assertThat(fingerprint(b)).as("seed %d replayed", seed).isEqualTo(fingerprint(a));
+      }
+    } finally {
+      removeIfCreated(where, root);
+    }
+  }
+
+  private static String fingerprint(Simulation.Result r) {
+    StringBuilder b = new StringBuilder(r.profile().toString());
+    b.append(" calls ").append(r.stats().calls).append(" sends ").append(r.stats().sends)
+        .append(" restarts ").append(r.stats().restarts).append(' ')
+        .append(r.stats().outcomes).append(' ').append(r.stats().tags);
+    // Event ids are random UUIDs; everything else about a violation must repeat.
+    r.violations().forEach(v -> b.append('\n').append(v.step()).append(' ')
+        .append(v.invariant()).append(' ').append(v.tags()).append(' ')
+        .append(v.detail().replaceAll("[0-9a-f]{8}-[0-9a-f-]{27}", "<id>")));
+    return b.toString();
+  }
+
+  static void removeIfCreated(Path where, Path fallback) throws IOException {
+    if (where.equals(fallback) || System.getProperty("pointsman.sim.dir") != null) {
+      return;
+    }
+    try (var files = Files.walk(where)) {
+      for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 
   /**

@@ -17,11 +17,14 @@ final class Summary {
     final Set<Long> seeds = new java.util.TreeSet<>();
     int violations;
     final Map<String, Integer> tags = new TreeMap<>();
+    final Map<String, Integer> tagSets = new TreeMap<>();
+    final Map<String, Long> tagSetSeed = new TreeMap<>();
     Simulation.Violation smallest;
   }
 
   private final Map<String, PerInvariant> invariants = new TreeMap<>();
   private final Map<String, int[]> profiles = new TreeMap<>();
+  private final Map<String, int[]> singles = new TreeMap<>();
   private final Simulation.Stats stats = new Simulation.Stats();
   private final List<Simulation.Violation> first = new ArrayList<>();
   private int seeds;
@@ -32,6 +35,12 @@ final class Summary {
     stats.add(r.stats());
     String profile = r.profile().isEmpty() ? "(no faults)" : String.join("+",
         Simulation.names(r.profile()));
+    if (r.profile().size() == 1) {
+      singles.computeIfAbsent(profile, k -> new int[2])[0]++;
+      if (!r.violations().isEmpty()) {
+        singles.get(profile)[1]++;
+      }
+    }
     for (Fault f : r.profile().isEmpty() ? List.<Fault>of() : r.profile()) {
       profiles.computeIfAbsent(f.name(), k -> new int[2])[0]++;
     }
@@ -58,6 +67,9 @@ final class Summary {
       for (String t : v.tags()) {
         p.tags.merge(t, 1, Integer::sum);
       }
+      String set = v.tags().isEmpty() ? "(none)" : String.join(" ", v.tags());
+      p.tagSets.merge(set, 1, Integer::sum);
+      p.tagSetSeed.putIfAbsent(set, v.seed());
       if (p.smallest == null || v.tags().size() < p.smallest.tags().size()) {
         p.smallest = v;
       }
@@ -81,7 +93,9 @@ final class Summary {
     b.append(String.format("documented overshoot (usage above the cap sent): %d calls, %d"
         + " micro-units excluded from the budget bound%n", stats.overshootCalls,
         stats.overshootMicros));
-    b.append("outcomes: ").append(stats.outcomes).append('\n');
+    b.append("outcomes (usage records): ").append(stats.outcomes).append('\n');
+    b.append("faults and features met (calls or restarts): ")
+        .append(new TreeMap<>(stats.tags)).append('\n');
     if (invariants.isEmpty()) {
       b.append("no invariant violated\n");
     }
@@ -95,11 +109,21 @@ final class Summary {
       Map<String, Integer> top = new LinkedHashMap<>();
       tags.stream().limit(12).forEach(t -> top.put(t.getKey(), t.getValue()));
       b.append(top).append('\n');
+      List<Map.Entry<String, Integer>> sets = new ArrayList<>(p.tagSets.entrySet());
+      sets.sort(Map.Entry.<String, Integer>comparingByValue(Comparator.reverseOrder()));
+      b.append("  most frequent tag sets of the failing step (count, first seed):\n");
+      sets.stream().limit(10).forEach(t -> b.append(String.format("    %5d  seed %-6d %s%n",
+          t.getValue(), p.tagSetSeed.get(t.getKey()), t.getKey())));
       b.append("  fewest-fault example: ").append(p.smallest).append('\n');
       b.append("  replay: ").append(REPLAY).append(p.smallest.seed()).append('\n');
     }
-    b.append("\nseeds per fault class in the profile (run / failing):\n");
-    profiles.forEach((k, v) -> b.append(String.format("  %-26s %6d / %d%n", k, v[0], v[1])));
+    b.append("\nseeds per fault class in the profile (run / failing),"
+        + " and of seeds whose profile is that class alone:\n");
+    profiles.forEach((k, v) -> {
+      int[] alone = singles.getOrDefault(k, new int[2]);
+      b.append(String.format("  %-26s %6d / %-6d alone %6d / %d%n", k, v[0], v[1],
+          k.startsWith("(") ? v[0] : alone[0], k.startsWith("(") ? v[1] : alone[1]));
+    });
     return b.toString();
   }
 }
