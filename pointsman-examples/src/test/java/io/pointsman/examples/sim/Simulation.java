@@ -314,8 +314,7 @@ final class Simulation {
     rebuild("start", false);
     for (int i = 0; i < calls; i++) {
       stepIndex = i + 1;
-      if (restartsBefore.get(i) || (modes.get(i) != ledger.mode() && settlementFaults()
-          && random.nextInt(4) == 0)) {
+      if (restartsBefore.get(i) || (settlementFaults() && random.nextInt(5) == 0)) {
         restart(modes.get(i));
       }
       if (wipesBefore.get(i)) {
@@ -392,6 +391,7 @@ final class Simulation {
   }
 
   /** Stops the process (without waiting for settlement) and starts it again. */
+
   private void restart(SimLedger.Mode next) {
     stats.restarts++;
     step = new Step(null);

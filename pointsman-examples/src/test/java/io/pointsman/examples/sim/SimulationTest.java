@@ -69,7 +69,7 @@ class SimulationTest {
     }
     assertThat(summary.failedSeeds())
         .as("seeds that broke an invariant; first violations:%n%s%n%s",
-            summary.first().stream().map(v -> v + "\n  replay: " + Summary.REPLAY + v.seed())
+            summary.first().stream().map(v -> v + "\n  replay: " + Summary.replay(v.seed()))
                 .collect(Collectors.joining("\n")), report)
         .isZero();
   }

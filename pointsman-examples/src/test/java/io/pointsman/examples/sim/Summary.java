@@ -10,8 +10,25 @@ import java.util.TreeMap;
 
 /** Aggregates the results of many seeds into a report: what failed, where, with which seeds. */
 final class Summary {
-  static final String REPLAY = "mvn -B -ntp -pl pointsman-examples -am test"
-      + " -Dtest=SimulationTest -Dsurefire.failIfNoSpecifiedTests=false -Dpointsman.sim.seed=";
+  private static final String COMMAND = "mvn -B -ntp -pl pointsman-examples -am test"
+      + " -Dtest=SimulationTest -Dsurefire.failIfNoSpecifiedTests=false";
+
+  /**
+   * The one-line command that replays a seed alone, with the options of this run.
+   *
+   * @param seed the seed
+   * @return the command
+   */
+  static String replay(long seed) {
+    StringBuilder b = new StringBuilder(COMMAND);
+    for (String p : new String[] {"pointsman.sim.faults", "pointsman.sim.singleChoice"}) {
+      String v = System.getProperty(p);
+      if (v != null) {
+        b.append(" -D").append(p).append('=').append(v);
+      }
+    }
+    return b.append(" -Dpointsman.sim.seed=").append(seed).toString();
+  }
 
   private static final class PerInvariant {
     final Set<Long> seeds = new java.util.TreeSet<>();
@@ -115,7 +132,7 @@ final class Summary {
       sets.stream().limit(10).forEach(t -> b.append(String.format("    %5d  seed %-6d %s%n",
           t.getValue(), p.tagSetSeed.get(t.getKey()), t.getKey())));
       b.append("  fewest-fault example: ").append(p.smallest).append('\n');
-      b.append("  replay: ").append(REPLAY).append(p.smallest.seed()).append('\n');
+      b.append("  replay: ").append(replay(p.smallest.seed())).append('\n');
     }
     b.append("\nseeds per fault class in the profile (run / failing),"
         + " and of seeds whose profile is that class alone:\n");
