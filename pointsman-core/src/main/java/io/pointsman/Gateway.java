@@ -679,15 +679,14 @@ public final class Gateway implements AutoCloseable {
       }
     }
     int wireCap = (int) Math.max(1, Math.min(cap, Integer.MAX_VALUE));
-    ChatRequest.Builder b = r.toBuilder().model(deployment.providerModel());
-    if (r.maxTokens() != null) {
-      b.maxTokens(Math.min(r.maxTokens(), wireCap));
-    }
-    if (r.maxCompletionTokens() != null || r.maxTokens() == null) {
-      b.maxCompletionTokens(r.maxCompletionTokens() == null ? wireCap
-          : Math.min(r.maxCompletionTokens(), wireCap));
-    }
-    return b.build();
+    Integer maxTokens = r.maxTokens() == null ? null : Math.min(r.maxTokens(), wireCap);
+    Integer maxCompletionTokens = r.maxCompletionTokens() != null
+        ? Integer.valueOf(Math.min(r.maxCompletionTokens(), wireCap))
+        : r.maxTokens() == null ? Integer.valueOf(wireCap) : null;
+    return new ChatRequest(deployment.providerModel(), r.messages(), r.tools(), r.toolChoice(),
+        r.temperature(), r.topP(), maxTokens, maxCompletionTokens, r.stop(), r.seed(),
+        r.responseFormat(), r.user(), r.metadata(), r.stream(), r.streamOptions(), r.n(),
+        r.extra());
   }
 
   private boolean deliver(Call call, io.pointsman.model.ChatChunk chunk) {
