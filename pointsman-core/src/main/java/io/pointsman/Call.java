@@ -48,6 +48,11 @@ final class Call implements Exchange {
   int dispatched;
   int unknownAttempts;
   ProviderReply providerReply;
+  /**
+   * Answers the provider gave (and billed) on earlier attempts that a stage then failed with a
+   * retryable error; charged with the call. Null until there is one.
+   */
+  java.util.List<AnsweredAttempt> rejectedAnswers;
   boolean servedFromCache;
   String servedByStage;
   String contractViolation;
@@ -89,6 +94,19 @@ final class Call implements Exchange {
    */
   long nanosLeft(long nowNanos) {
     return deadlineNanos - nowNanos;
+  }
+
+  /** An answer a provider gave on one attempt, and the deployment that gave it. */
+  record AnsweredAttempt(ProviderReply reply, Deployment deployment) {}
+
+  /** Keeps the current answer for the charge and clears it before the next attempt. */
+  void keepRejectedAnswer() {
+    if (rejectedAnswers == null) {
+      rejectedAnswers = new java.util.ArrayList<>(2);
+    }
+    rejectedAnswers.add(new AnsweredAttempt(providerReply, answeredBy));
+    providerReply = null;
+    answeredBy = null;
   }
 
   void addNanos(String stage, long amount) {

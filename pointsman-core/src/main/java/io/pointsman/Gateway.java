@@ -467,6 +467,7 @@ public final class Gateway implements AutoCloseable {
       call.deployment = deployment;
       call.attempt = attempt;
       int unknownBefore = call.unknownAttempts;
+      ProviderReply answerBefore = call.providerReply;
       long began = clock.nanoTime();
       boolean reported = false;
       try {
@@ -494,10 +495,16 @@ public final class Gateway implements AutoCloseable {
         if (pauseSame == null && pauseElsewhere == null) {
           throw e;
         }
-        if (call.unknownAttempts > unknownBefore && !extendHold(call)) {
+        // A stage that failed the attempt after the provider answered leaves work the provider
+        // billed: it is charged with the call, and the retry needs a hold of its own too.
+        boolean answeredThenFailed = call.providerReply != answerBefore;
+        if ((call.unknownAttempts > unknownBefore || answeredThenFailed) && !extendHold(call)) {
           // The failed attempt may have been billed up to its worst case, which the hold
           // already covers; a retry needs a worst case of its own, or it does not run.
           throw e;
+        }
+        if (answeredThenFailed) {
+          call.keepRejectedAnswer();
         }
         pausedFrom = deployment.id();
         LOG.debug("call {} attempt {} on {} failed ({}); retrying", call.requestId, attempt,
@@ -847,25 +854,19 @@ public final class Gateway implements AutoCloseable {
     Usage usage = null;
     long cost = 0;
     boolean estimated = false;
+    if (call.rejectedAnswers != null) {
+      for (Call.AnsweredAttempt answered : call.rejectedAnswers) {
+        Charge c = chargeAnswer(call, answered.reply(), answered.deployment());
+        usage = c.usage();
+        cost = saturatedAdd(cost, c.costMicros());
+        estimated |= c.estimated();
+      }
+    }
     if (call.providerReply != null) {
-      ProviderReply pr = call.providerReply;
-      usage = pr.usage();
-      estimated = pr.usageEstimated();
-      if (usage == null) {
-        // No usage reported (or a cancelled stream): full input plus the counted output.
-        usage = Usage.of(call.model.inputTokens(), countOutput(pr.response()));
-        estimated = true;
-      }
-      Price price = priceOf(call);
-      if (price == null) {
-        cost = call.worstCaseMicros;
-        estimated = true;
-      } else {
-        Charge checked = checkUsage(call, usage, price);
-        usage = checked.usage();
-        cost = checked.costMicros();
-        estimated |= checked.estimated();
-      }
+      Charge c = chargeAnswer(call, call.providerReply, call.answeredBy);
+      usage = c.usage();
+      cost = saturatedAdd(cost, c.costMicros());
+      estimated |= c.estimated();
     }
     if (call.unknownAttempts > 0) {
       // An attempt whose outcome is unknown may have been billed: charge its worst case.
@@ -873,6 +874,24 @@ public final class Gateway implements AutoCloseable {
       estimated = true;
     }
     return new Charge(usage, cost, estimated);
+  }
+
+  /** Prices one answer a provider gave, at the price of the deployment that gave it. */
+  private Charge chargeAnswer(Call call, ProviderReply pr, Deployment answeredBy) {
+    Usage usage = pr.usage();
+    boolean estimated = pr.usageEstimated();
+    if (usage == null) {
+      // No usage reported (or a cancelled stream): full input plus the counted output.
+      usage = Usage.of(call.model.inputTokens(), countOutput(pr.response()));
+      estimated = true;
+    }
+    Price price = answeredBy != null && answeredBy.priceOverride() != null
+        ? answeredBy.priceOverride() : call.model.spec().price();
+    if (price == null) {
+      return new Charge(usage, call.worstCaseMicros, true);
+    }
+    Charge checked = checkUsage(call, usage, price);
+    return new Charge(checked.usage(), checked.costMicros(), estimated | checked.estimated());
   }
 
   /**
@@ -1020,13 +1039,6 @@ public final class Gateway implements AutoCloseable {
     }
     return PointsmanException.failure(Status.INTERNAL, "gateway",
         "unexpected failure: " + e.getClass().getName(), e);
-  }
-
-  private Price priceOf(Call call) {
-    if (call.answeredBy != null && call.answeredBy.priceOverride() != null) {
-      return call.answeredBy.priceOverride();
-    }
-    return call.model.spec().price();
   }
 
   private long worstCase(Call call) {
