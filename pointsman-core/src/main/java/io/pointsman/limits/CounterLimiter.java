@@ -157,6 +157,8 @@ public final class CounterLimiter implements Limiter {
   private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
   private final AtomicInteger pendingCount = new AtomicInteger();
   private final AtomicBoolean draining = new AtomicBoolean();
+  /** Pending ends whose charge a rebuild read from the ledger: ended without charging again. */
+  private final Set<String> chargedByLedger = ConcurrentHashMap.newKeySet();
   private volatile long lastDrainNanos;
   /** Live reservations of this process, kept only for a shared store (orphan sweep, reassert). */
   private final ConcurrentHashMap<String, Held> live;
@@ -510,24 +512,7 @@ public final class CounterLimiter implements Limiter {
    * @return how many ends are still pending
    */
   public int retryPendingEnds() {
-    int n = pendingCount.get();
-    for (int i = 0; i < n; i++) {
-      Pending p = pending.poll();
-      if (p == null) {
-        break;
-      }
-      try {
-        endOnStore(p.id, p.counters, p.charge, 1);
-        pendingCount.decrementAndGet();
-        LOG.info("pending end of reservation {} applied", p.id);
-      } catch (CounterStoreUnavailableException e) {
-        pending.add(p);
-        LOG.warn("{} ends still pending: the store did not answer ({})", pendingCount.get(),
-            e.getMessage());
-        break;
-      }
-    }
-    return pendingCount.get();
+    return drain(pendingCount.get(), true);
   }
 
   private void drainSoon() {
@@ -537,25 +522,36 @@ public final class CounterLimiter implements Limiter {
     }
     try {
       lastDrainNanos = t;
-      int n = Math.min(DRAIN_BATCH, pendingCount.get());
-      for (int i = 0; i < n && pendingCount.get() > 0; i++) {
-        Pending p = pending.poll();
-        if (p == null) {
-          break;
-        }
-        try {
-          endOnStore(p.id, p.counters, p.charge, 1);
-          pendingCount.decrementAndGet();
-        } catch (CounterStoreUnavailableException e) {
-          pending.add(p);
-          break;
-        }
-      }
+      drain(Math.min(DRAIN_BATCH, pendingCount.get()), false);
     } catch (RuntimeException e) {
       LOG.warn("retrying pending ends failed", e);
     } finally {
       draining.set(false);
     }
+  }
+
+  private int drain(int max, boolean warn) {
+    for (int i = 0; i < max; i++) {
+      Pending p = pending.poll();
+      if (p == null) {
+        break;
+      }
+      try {
+        long charge = p.charge >= 0 && chargedByLedger.contains(p.id) ? -1 : p.charge;
+        endOnStore(p.id, p.counters, charge, 1);
+        chargedByLedger.remove(p.id);
+        pendingCount.decrementAndGet();
+        LOG.info("pending end of reservation {} applied", p.id);
+      } catch (CounterStoreUnavailableException e) {
+        pending.add(p);
+        if (warn) {
+          LOG.warn("{} ends still pending: the store did not answer ({})", pendingCount.get(),
+              e.getMessage());
+        }
+        break;
+      }
+    }
+    return pendingCount.get();
   }
 
   private void queue(Pending p, CounterStoreUnavailableException cause) {
@@ -642,6 +638,12 @@ public final class CounterLimiter implements Limiter {
         return true;
       }
       try (r) {
+        // Before the spend is read: a pending charge the ledger already has is in that spend.
+        for (Pending p : pending) {
+          if (p.charge >= 0 && ledger.includes(p.id)) {
+            chargedByLedger.add(p.id);
+          }
+        }
         Instant now = clock.now();
         Collection<DispatchIntent> holds = ledger.unresolvedHolds();
         int recovered = holds(r, ledger, holds, now).size();

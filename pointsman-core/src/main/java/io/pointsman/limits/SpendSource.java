@@ -43,6 +43,21 @@ public interface SpendSource {
   }
 
   /**
+   * Returns whether the settled spend already includes a reservation's charge (the ledger has
+   * its call's usage record). A limiter rebuilding lost counters asks this, before it reads the
+   * spend, for each end it still has pending, and drops the charge of those included so the
+   * rebuilt spend does not count them twice. The default says no: such charges are applied
+   * again, so counters err high (a budget refuses early), never low.
+   *
+   * @param reservationId the reservation's id
+   * @return true when the spend includes its charge
+   * @throws RuntimeException if the source cannot be read
+   */
+  default boolean includes(String reservationId) {
+    return false;
+  }
+
+  /**
    * Returns a source of both parts.
    *
    * @param spent the settled spend
