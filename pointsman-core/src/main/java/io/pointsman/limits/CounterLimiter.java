@@ -272,12 +272,9 @@ public final class CounterLimiter implements Limiter {
     if (live == null) {
       return;
     }
+    // The acquire's reply may have shown a new generation: count the others first.
+    generationChanged();
     live.put(held.id, held);
-    String seen = store.observedGeneration();
-    if (!Objects.equals(seen, knownGeneration)) {
-      knownGeneration = seen;
-      reassertLive();
-    }
   }
 
   /** Counts every live hold again under the current generation (each once). */
@@ -305,10 +302,19 @@ public final class CounterLimiter implements Limiter {
 
   /** Acquires with the same reservation id until a reply arrives, rebuilding stale counters. */
   private CounterGrant acquire(String id, List<Counter> counters) {
+    if (live != null) {
+      // Another reply (an end, a read) may have shown a generation this process has not
+      // counted its live holds under yet: do that before admitting anything more.
+      generationChanged();
+    }
     for (int attempt = 1; ; attempt++) {
       try {
         return store.acquire(id, counters, clock.now().toEpochMilli(), clock.nanoTime() / 1000);
       } catch (CounterStoreStaleException e) {
+        if (generationChanged()) {
+          // Rebuilt by another instance: count this process's live holds before admitting.
+          continue;
+        }
         if (attempt >= attempts || !rebuildIfStale()) {
           throw e;
         }
@@ -318,6 +324,19 @@ public final class CounterLimiter implements Limiter {
         }
       }
     }
+  }
+
+  /** Notices a generation another instance committed, and counts live holds again under it. */
+  private boolean generationChanged() {
+    String seen = store.observedGeneration();
+    if (seen == null || seen.equals(knownGeneration)) {
+      return false;
+    }
+    knownGeneration = seen;
+    if (live != null) {
+      reassertLive();
+    }
+    return true;
   }
 
   private static long tokens(Admission a) {

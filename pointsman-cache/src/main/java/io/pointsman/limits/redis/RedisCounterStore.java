@@ -102,9 +102,11 @@ public final class RedisCounterStore implements CounterStore {
   /**
    * Checks every counter, then takes all of them and records the hold, or takes none.
    * KEYS: generation, record, hold index, then one per counter. ARGV: now (ms), reservation id,
-   * owner, counter spec, then per counter: type (b, c, r), limit, amount, horizon. Returns
-   * {status, generation, remaining_1, reset_1, ...}: status 0 granted, i the refusing counter,
-   * -1 stale, -2 a repeat ({-2, generation, recorded grant}), -3 ended before it applied.
+   * owner, counter spec, the generation the caller last saw (empty: any), then per counter:
+   * type (b, c, r), limit, amount, horizon. Returns {status, generation, remaining_1, reset_1,
+   * ...}: status 0 granted, i the refusing counter, -1 stale, -2 a repeat ({-2, generation,
+   * recorded grant}), -3 ended before it applied, -4 the generation changed since the caller
+   * last saw it (another instance rebuilt: the caller counts its live holds again first).
    */
   static final String ACQUIRE = """
       local gen = redis.call('GET', KEYS[1])
@@ -113,6 +115,7 @@ public final class RedisCounterStore implements CounterStore {
       local first = redis.call('HMGET', rec, 'h', 'e')
       if first[1] then return {-2, gen, first[1]} end
       if first[2] then return {-3, gen} end
+      if ARGV[5] ~= '' and ARGV[5] ~= gen then return {-4, gen} end
       local now = tonumber(ARGV[1])
       local nowus = now * 1000
       """ + TNOW + """
@@ -121,7 +124,7 @@ public final class RedisCounterStore implements CounterStore {
       local nts = {}
       for i = 1, n do
         local key = KEYS[i + 3]
-        local a = 4 + (i - 1) * 4
+        local a = 5 + (i - 1) * 4
         local t = ARGV[a + 1]
         local limit = tonumber(ARGV[a + 2])
         local amount = tonumber(ARGV[a + 3])
@@ -164,7 +167,7 @@ public final class RedisCounterStore implements CounterStore {
       local fields = {'g', gen, 't', string.format('%%.0f', tnow), 'o', ARGV[3], 'k', ARGV[4]}
       for i = 1, n do
         local key = KEYS[i + 3]
-        local a = 4 + (i - 1) * 4
+        local a = 5 + (i - 1) * 4
         local t = ARGV[a + 1]
         local horizon = tonumber(ARGV[a + 4])
         if t == 'b' then
@@ -712,6 +715,8 @@ public final class RedisCounterStore implements CounterStore {
     args.add(reservationId);
     args.add(owner);
     args.add(spec(counters));
+    String expected = generation;
+    args.add(expected == null ? "" : expected);
     for (Counter c : counters) {
       keys.add(prefix + c.key());
       args.add(code(c.type()));
@@ -727,6 +732,11 @@ public final class RedisCounterStore implements CounterStore {
     seen(out.get(1));
     long[] remaining = new long[n];
     long[] resets = new long[n];
+    if (status == -4) {
+      throw new CounterStoreStaleException("the Redis limit counters under " + prefix
+          + " were rebuilt (generation " + expected + " became " + out.get(1) + "); live"
+          + " holds of this process must be counted again before admitting");
+    }
     if (status == -3) {
       throw new IllegalStateException("reservation " + reservationId + " was ended before its"
           + " acquire applied; a new reservation needs a new id");

@@ -307,6 +307,71 @@ abstract class CounterStoreContract {
     assertThat(limiter.inflight(Scope.tag("batch"))).isZero();
   }
 
+  @Test
+  void concurrentExtensionsThroughTheLimiterNeverLetSpentPlusHeldExceedTheLimit()
+      throws Exception {
+    long limit = 20_000;
+    CounterLimiter limiter = CounterLimiter.builder(store).budget(Scope.team("t1"), limit)
+        .budget(Scope.org("o1"), Period.daily(ZoneOffset.UTC), limit * 3)
+        .clock(new FakeClock(Instant.ofEpochMilli(NOW))).build();
+    int threads = 8;
+    AtomicLong charged = new AtomicLong();
+    AtomicLong extensions = new AtomicLong();
+    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.ConcurrentLinkedQueue<Object> problems =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
+    CountDownLatch start = new CountDownLatch(1);
+    Thread watcher = new Thread(() -> {
+      while (!done.get()) {
+        var s = limiter.budget(Scope.team("t1"));
+        if (s.spentMicros() + s.heldMicros() > limit) {
+          problems.add(s);
+        }
+      }
+    });
+    Thread[] ts = new Thread[threads];
+    for (int t = 0; t < threads; t++) {
+      int id = t;
+      ts[t] = new Thread(() -> {
+        try {
+          start.await();
+          for (int i = 0; i < 40; i++) {
+            Reservation r;
+            try {
+              r = limiter.reserve(admission("x" + id + "-" + i, 100 + (id * 31 + i * 7) % 300,
+                  Instant.ofEpochMilli(NOW)));
+            } catch (PointsmanException e) {
+              continue;
+            }
+            for (int x = 0; x < 2; x++) {
+              if (r.extend(50 + (id + i + x) % 200)) {
+                extensions.incrementAndGet();
+              }
+            }
+            long actual = r.heldMicros();
+            r.settle(actual);
+            charged.addAndGet(actual);
+          }
+        } catch (Throwable e) {
+          problems.add(e);
+        }
+      });
+      ts[t].start();
+    }
+    watcher.start();
+    start.countDown();
+    for (Thread t : ts) {
+      t.join();
+    }
+    done.set(true);
+    watcher.join();
+    assertThat(problems).isEmpty();
+    assertThat(extensions.get()).isPositive();
+    var team = limiter.budget(Scope.team("t1"));
+    assertThat(team.heldMicros()).isZero();
+    assertThat(team.spentMicros()).isEqualTo(charged.get()).isLessThanOrEqualTo(limit);
+  }
+
   static Admission admission(String id, long worstCase, Instant at) {
     Identity identity = new Identity("k1", null, "t1", "o1", Set.of("batch"), Grant.all(),
         Grant.all(), Grant.all());

@@ -95,6 +95,20 @@ class LostReplyTest {
   }
 
   @Test
+  void anExtensionWhoseReplyWasLostIsRetriedWithItsIdAndAppliedOnce() {
+    CounterLimiter limiter = limiter(store());
+    Reservation r = limiter.reserve(CounterStoreContract.admission("call-3", 300, clock.now()));
+    assertThat(r.extend(100)).isTrue();
+    proxy.dropNextReplyTo("call-3:x2");
+    assertThat(r.extend(200)).isTrue();
+    assertThat(proxy.dropped()).isEqualTo(1);
+    assertThat(r.heldMicros()).isEqualTo(600);
+    assertThat(limiter.budget(TEAM)).isEqualTo(new BudgetState(TEAM, 1_000, 0, 600));
+    r.settle(550);
+    assertThat(limiter.budget(TEAM)).isEqualTo(new BudgetState(TEAM, 1_000, 550, 0));
+  }
+
+  @Test
   void aRepeatedAcquireOfTheSameIdTakesNothingMoreAndReturnsTheFirstGrant() {
     RedisCounterStore store = store();
     Counter team = Counter.budget("budget:team:t1", 1_000, 300, 0);
