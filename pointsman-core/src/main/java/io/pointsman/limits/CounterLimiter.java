@@ -7,8 +7,11 @@ import io.pointsman.Status;
 import io.pointsman.spi.Admission;
 import io.pointsman.spi.Counter;
 import io.pointsman.spi.CounterGrant;
+import io.pointsman.spi.CounterHold;
 import io.pointsman.spi.CounterReading;
+import io.pointsman.spi.CounterRebuild;
 import io.pointsman.spi.CounterStore;
+import io.pointsman.spi.CounterStoreStaleException;
 import io.pointsman.spi.CounterStoreUnavailableException;
 import io.pointsman.spi.DispatchIntent;
 import io.pointsman.spi.LimitRemaining;
@@ -18,12 +21,22 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link Limiter} over a {@link CounterStore}: it matches a call's rules (budgets over
@@ -36,12 +49,22 @@ import java.util.concurrent.atomic.LongAdder;
  * settlement charges the actual cost to that period and frees the rest. Requests per minute
  * count each admitted call; tokens per minute count its input bound plus output cap.
  *
+ * <p>Every store operation carries an id (the reservation id for the hold and for its end, an
+ * id per extension). When a reply is lost the limiter retries with the same id, so a shared
+ * store applies each operation once ({@link Builder#storeAttempts}). An end the store does not
+ * confirm within those attempts is kept pending, counted ({@link #endAlerts()}), logged at
+ * ERROR and retried later ({@link #retryPendingEnds()}); the handle counts as ended only once
+ * the store applied its end or it is pending.
+ *
  * <p>When the store cannot be reached the limiter fails closed by default (a
  * {@link LimitsUnavailableException}, 503); with {@link Builder#failOpen(boolean)} it admits
- * the call without limits. Both are counted ({@link #storeUnavailable()},
- * {@link #failedOpen()}).
+ * the call without limits, and that call's spend reaches the counters when it ends (pending
+ * until the store answers). Both are counted ({@link #storeUnavailable()},
+ * {@link #failedOpen()}). When a shared store lost its data (its generation marker is gone)
+ * the limiter always refuses, or, with a {@link Builder#ledger ledger}, rebuilds the counters
+ * from it first: one instance rebuilds under the store's lock while the others refuse.
  *
- * <p>Thread-safe; holds no lock of its own.
+ * <p>Thread-safe; admissions take no lock of the limiter's own.
  *
  * <pre>{@code
  * CounterLimiter limiter = CounterLimiter.builder(new InProcessCounterStore())
@@ -105,13 +128,42 @@ public final class CounterLimiter implements Limiter {
     }
   }
 
+  private static final Logger LOG = LoggerFactory.getLogger(CounterLimiter.class);
+  private static final int OPEN = 0;
+  private static final int ENDING = 1;
+  private static final int ENDED = 2;
+  private static final int SWEEP_BATCH = 1_000;
+  private static final int DRAIN_BATCH = 256;
+
+  /** An end the store has not confirmed yet: retried with the same reservation id. */
+  private record Pending(String id, List<Counter> counters, long charge) {}
+
   private final List<Rule> rules;
   private final CounterStore store;
   private final Clock clock;
   private final boolean failOpen;
   private final long leaseMillis;
+  private final int attempts;
+  private final SpendSource ledger;
+  private final long holdLeaseMillis;
+  private final long rebuildLockMillis;
+  private final long pendingRetryNanos;
   private final LongAdder unavailable = new LongAdder();
   private final LongAdder failedOpen = new LongAdder();
+  private final LongAdder endAlerts = new LongAdder();
+  private final LongAdder staleRefusals = new LongAdder();
+  private final LongAdder rebuilds = new LongAdder();
+  private final LongAdder swept = new LongAdder();
+  private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger pendingCount = new AtomicInteger();
+  private final AtomicBoolean draining = new AtomicBoolean();
+  /** Pending ends whose charge a rebuild read from the ledger: ended without charging again. */
+  private final Set<String> chargedByLedger = ConcurrentHashMap.newKeySet();
+  private volatile long lastDrainNanos;
+  /** Live reservations of this process, kept only for a shared store (orphan sweep, reassert). */
+  private final ConcurrentHashMap<String, Held> live;
+  private final ReentrantLock rebuildLock = new ReentrantLock();
+  private volatile String knownGeneration;
 
   private CounterLimiter(Builder b) {
     List<Rule> list = new ArrayList<>(b.rules.size());
@@ -123,6 +175,14 @@ public final class CounterLimiter implements Limiter {
     this.clock = b.clock;
     this.failOpen = b.failOpen;
     this.leaseMillis = b.lease.toMillis();
+    this.attempts = b.attempts;
+    this.ledger = b.ledger;
+    this.holdLeaseMillis = b.holdLease.toMillis();
+    this.rebuildLockMillis = b.rebuildLock.toMillis();
+    this.pendingRetryNanos = b.pendingRetry.toNanos();
+    this.lastDrainNanos = clock.nanoTime() - pendingRetryNanos;
+    this.live = store.shared() ? new ConcurrentHashMap<>() : null;
+    this.knownGeneration = store.observedGeneration();
   }
 
   /**
@@ -169,14 +229,28 @@ public final class CounterLimiter implements Limiter {
     if (matched == null) {
       return Reservation.none(admission.eventId());
     }
+    String id = admission.eventId();
     CounterGrant grant;
     try {
-      grant = store.acquire(admission.eventId(), counters, clock.now().toEpochMilli());
+      grant = acquire(id, counters);
+    } catch (CounterStoreStaleException e) {
+      unavailable.increment();
+      staleRefusals.increment();
+      throw new LimitsUnavailableException("limit counters are stale and the call is refused"
+          + " (fail closed) until they are rebuilt from the ledger: " + e.getMessage(), e);
     } catch (CounterStoreUnavailableException e) {
       unavailable.increment();
       if (failOpen) {
+        // Admitted without limits; its end still reaches the store (the spend, and the release
+        // of a hold whose acquire applied although its reply was lost).
         failedOpen.increment();
-        return Reservation.none(admission.eventId());
+        Held open = new Held(this, id, List.of(), counters, null, 0, false);
+        track(open);
+        return open;
+      }
+      if (e.outcomeUnknown()) {
+        // The hold may have been applied: release it by id once the store answers again.
+        queue(new Pending(id, counters, -1), e);
       }
       throw new LimitsUnavailableException("limit counters are unavailable, the call is refused"
           + " (fail closed): " + e.getMessage(), e);
@@ -185,8 +259,84 @@ public final class CounterLimiter implements Limiter {
       throw denial(matched.get(grant.denied()), grant.remaining(grant.denied()), counters.get(
           grant.denied()).amount());
     }
-    return new Held(this, admission.eventId(), matched, counters, grant, anyBudget ? hold : 0,
-        false);
+    Held held = new Held(this, id, matched, counters, grant, anyBudget ? hold : 0, anyBudget);
+    track(held);
+    if (pendingCount.get() > 0) {
+      drainSoon();
+    }
+    return held;
+  }
+
+  /** Keeps a live reservation of a shared store; counts live holds again after a rebuild. */
+  private void track(Held held) {
+    if (live == null) {
+      return;
+    }
+    // The acquire's reply may have shown a new generation: count the others first.
+    generationChanged();
+    live.put(held.id, held);
+  }
+
+  /** Counts every live hold again under the current generation (each once). */
+  private void reassertLive() {
+    long now = clock.now().toEpochMilli();
+    int counted = 0;
+    for (Held h : live.values()) {
+      if (h.unheld || h.state != OPEN) {
+        continue;
+      }
+      try {
+        if (store.reassert(h.id, h.counters, now)) {
+          counted++;
+        }
+      } catch (CounterStoreUnavailableException e) {
+        LOG.warn("live hold {} could not be counted again after a rebuild: {}", h.id,
+            e.getMessage());
+      }
+    }
+    if (counted > 0) {
+      LOG.warn("the shared counters were rebuilt (generation {}): {} live holds of this process"
+          + " counted again", knownGeneration, counted);
+    }
+  }
+
+  /** Acquires with the same reservation id until a reply arrives, rebuilding stale counters. */
+  private CounterGrant acquire(String id, List<Counter> counters) {
+    if (live != null) {
+      // Another reply (an end, a read) may have shown a generation this process has not
+      // counted its live holds under yet: do that before admitting anything more.
+      generationChanged();
+    }
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return store.acquire(id, counters, clock.now().toEpochMilli(), clock.nanoTime() / 1000);
+      } catch (CounterStoreStaleException e) {
+        if (generationChanged()) {
+          // Rebuilt by another instance: count this process's live holds before admitting.
+          continue;
+        }
+        if (attempt >= attempts || !rebuildIfStale()) {
+          throw e;
+        }
+      } catch (CounterStoreUnavailableException e) {
+        if (attempt >= attempts) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** Notices a generation another instance committed, and counts live holds again under it. */
+  private boolean generationChanged() {
+    String seen = store.observedGeneration();
+    if (seen == null || seen.equals(knownGeneration)) {
+      return false;
+    }
+    knownGeneration = seen;
+    if (live != null) {
+      reassertLive();
+    }
+    return true;
   }
 
   private static long tokens(Admission a) {
@@ -238,11 +388,11 @@ public final class CounterLimiter implements Limiter {
 
   /**
    * Returns the counters of the first budget on a scope (in registration order), in the period
-   * that contains the clock's now.
+   * that contains the clock's now. Stale counters are rebuilt first when a ledger is set.
    *
    * @param scope the budget's scope
    * @return the state, or {@code null} when no budget has that scope
-   * @throws CounterStoreUnavailableException if the store cannot be reached
+   * @throws CounterStoreUnavailableException if the store cannot be reached or is stale
    */
   public BudgetState budget(Scope scope) {
     Instant now = clock.now();
@@ -258,7 +408,7 @@ public final class CounterLimiter implements Limiter {
    * Returns every budget's counters in the period that contains the clock's now, by rule name.
    *
    * @return the states, in registration order
-   * @throws CounterStoreUnavailableException if the store cannot be reached
+   * @throws CounterStoreUnavailableException if the store cannot be reached or is stale
    */
   public Map<String, BudgetState> budgets() {
     Instant now = clock.now();
@@ -272,8 +422,19 @@ public final class CounterLimiter implements Limiter {
   }
 
   private BudgetState state(Rule r, Instant now) {
-    CounterReading c = store.read(r.counter(now, 0, leaseMillis));
+    CounterReading c = read(r.counter(now, 0, leaseMillis));
     return new BudgetState(r.rule.scope(), r.rule.limit(), c.spentMicros(), c.heldMicros());
+  }
+
+  private CounterReading read(Counter counter) {
+    try {
+      return store.read(counter);
+    } catch (CounterStoreStaleException e) {
+      if (!rebuildIfStale()) {
+        throw e;
+      }
+      return store.read(counter);
+    }
   }
 
   /**
@@ -286,14 +447,15 @@ public final class CounterLimiter implements Limiter {
   public long inflight(Scope scope) {
     for (Rule r : rules) {
       if (r.rule.kind() == LimitRule.Kind.CONCURRENCY && r.rule.scope().equals(scope)) {
-        return store.read(r.counter(Instant.EPOCH, 1, leaseMillis)).inFlight();
+        return read(r.counter(Instant.EPOCH, 1, leaseMillis)).inFlight();
       }
     }
     return -1;
   }
 
   /**
-   * Returns how often the store could not be reached (by reserve, settle or release).
+   * Returns how often the store could not be reached (by reserve, extend, settle or release,
+   * counting an operation once however often it was retried).
    *
    * @return the count
    */
@@ -312,12 +474,279 @@ public final class CounterLimiter implements Limiter {
   }
 
   /**
-   * Rebuilds every budget's counters for the current period from the system of record: spent
-   * is what {@code spend} reports for the period, held is the sum of the holds of calls that
-   * were dispatched and never settled (the journal's interrupted calls) whose dispatch falls in
-   * the period. The counters are overwritten; call this at start, before any reservation, on
-   * a store that lost its counters (always for the in-process store; for a shared store only
-   * when it was emptied).
+   * Returns how many calls were refused because the shared counters were stale (lost and not
+   * yet rebuilt).
+   *
+   * @return the count
+   */
+  public long staleRefusals() {
+    return staleRefusals.sum();
+  }
+
+  /**
+   * Returns how many ends (and releases of acquires whose outcome was unknown) the store did
+   * not confirm within the retries and were kept pending: the alert counter. Each one was
+   * logged at ERROR.
+   *
+   * @return the count, never decreasing
+   */
+  public long endAlerts() {
+    return endAlerts.sum();
+  }
+
+  /**
+   * Returns how many ends are pending now, waiting for the store to answer.
+   *
+   * @return the count
+   */
+  public int pendingEnds() {
+    return pendingCount.get();
+  }
+
+  /**
+   * Returns how often this limiter rebuilt stale counters from its ledger.
+   *
+   * @return the count
+   */
+  public long rebuilds() {
+    return rebuilds.sum();
+  }
+
+  /**
+   * Returns how many orphan holds this limiter's sweeps released.
+   *
+   * @return the count
+   */
+  public long sweptHolds() {
+    return swept.sum();
+  }
+
+  /**
+   * Retries every pending end once, in order, with its original reservation id (so an end the
+   * store applied but whose reply was lost is not applied twice); stops at the first that still
+   * fails. The limiter also calls this itself, at most once per
+   * {@link Builder#pendingRetryInterval}, after an admission succeeds while ends are pending;
+   * a host may call it from a timer as well.
+   *
+   * @return how many ends are still pending
+   */
+  public int retryPendingEnds() {
+    return drain(pendingCount.get(), true);
+  }
+
+  private void drainSoon() {
+    long t = clock.nanoTime();
+    if (t - lastDrainNanos < pendingRetryNanos || !draining.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      lastDrainNanos = t;
+      drain(Math.min(DRAIN_BATCH, pendingCount.get()), false);
+    } catch (RuntimeException e) {
+      LOG.warn("retrying pending ends failed", e);
+    } finally {
+      draining.set(false);
+    }
+  }
+
+  private int drain(int max, boolean warn) {
+    for (int i = 0; i < max; i++) {
+      Pending p = pending.poll();
+      if (p == null) {
+        break;
+      }
+      try {
+        long charge = p.charge >= 0 && chargedByLedger.contains(p.id) ? -1 : p.charge;
+        endOnStore(p.id, p.counters, charge, 1);
+        chargedByLedger.remove(p.id);
+        pendingCount.decrementAndGet();
+        LOG.info("pending end of reservation {} applied", p.id);
+      } catch (CounterStoreUnavailableException e) {
+        pending.add(p);
+        if (warn) {
+          LOG.warn("{} ends still pending: the store did not answer ({})", pendingCount.get(),
+              e.getMessage());
+        }
+        break;
+      }
+    }
+    return pendingCount.get();
+  }
+
+  private void queue(Pending p, CounterStoreUnavailableException cause) {
+    pending.add(p);
+    pendingCount.incrementAndGet();
+    endAlerts.increment();
+    LOG.error("reservation {} could not be {} after {} attempts; kept pending and retried with"
+        + " the same id when the store answers ({} pending): {}", p.id,
+        p.charge < 0 ? "released" : "settled", attempts, pendingCount.get(),
+        cause.getMessage());
+  }
+
+  /** Ends on the store with the same id until a reply arrives; stale counters are rebuilt. */
+  private void endOnStore(String id, List<Counter> counters, long charge, int tries) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        store.end(id, counters, charge, clock.now().toEpochMilli());
+        return;
+      } catch (CounterStoreStaleException e) {
+        if (attempt >= Math.max(2, tries) || !rebuildIfStale()) {
+          throw e;
+        }
+      } catch (CounterStoreUnavailableException e) {
+        if (attempt >= tries) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** Ends a handle: applied, or queued as pending; only then is the handle ended. */
+  private void finish(Held h, long charge) {
+    try {
+      endOnStore(h.id, h.counters, charge, attempts);
+    } catch (CounterStoreUnavailableException e) {
+      unavailable.increment();
+      queue(new Pending(h.id, h.counters, charge), e);
+    } catch (RuntimeException | Error e) {
+      STATE.set(h, OPEN);
+      throw e;
+    }
+    STATE.set(h, ENDED);
+    if (live != null) {
+      live.remove(h.id, h);
+    }
+  }
+
+  private boolean extendOnStore(Held h, String op, long additional) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return store.extend(h.id, op, h.counters, additional, clock.now().toEpochMilli());
+      } catch (CounterStoreStaleException e) {
+        if (attempt >= attempts || !rebuildIfStale()) {
+          unavailable.increment();
+          LOG.warn("reservation {} not extended: counters are stale ({})", h.id,
+              e.getMessage());
+          return false;
+        }
+      } catch (CounterStoreUnavailableException e) {
+        if (attempt >= attempts) {
+          unavailable.increment();
+          LOG.warn("reservation {} not extended: the store did not answer after {} attempts"
+              + " ({})", h.id, attempts, e.getMessage());
+          return false;
+        }
+      }
+    }
+  }
+
+  /**
+   * Rebuilds stale counters from the ledger when one is set: one thread of this process, and
+   * one instance across all (the store's lock), rebuilds; the others refuse meanwhile.
+   *
+   * @return true when the counters were rebuilt here or found rebuilt
+   */
+  private boolean rebuildIfStale() {
+    if (ledger == null || !rebuildLock.tryLock()) {
+      return false;
+    }
+    try {
+      CounterRebuild r = store.beginRebuild(rebuildLockMillis, true);
+      if (r == null) {
+        // Rebuilt meanwhile, or another instance holds the lock: the caller tries once more.
+        return true;
+      }
+      try (r) {
+        // Before the spend is read: a pending charge the ledger already has is in that spend.
+        for (Pending p : pending) {
+          if (p.charge >= 0 && ledger.includes(p.id)) {
+            chargedByLedger.add(p.id);
+          }
+        }
+        Instant now = clock.now();
+        Collection<DispatchIntent> holds = ledger.unresolvedHolds();
+        int recovered = holds(r, ledger, holds, now).size();
+        r.commit();
+        rebuilds.increment();
+        LOG.warn("the shared limit counters were stale (lost by the store); rebuilt from the"
+            + " ledger with {} unresolved holds", recovered);
+      }
+    } finally {
+      rebuildLock.unlock();
+    }
+    knownGeneration = store.observedGeneration();
+    if (live != null) {
+      reassertLive();
+    }
+    return true;
+  }
+
+  /**
+   * Releases holds in a shared store that nothing explains: older than the hold lease
+   * ({@link Builder#holdLease}, measured on the store's clock), not named by the ledger's
+   * unresolved holds ({@link SpendSource#unresolvedHolds} of the configured ledger) and not a
+   * live call of this process. Run it every few minutes on one or every instance.
+   *
+   * @return how many holds this sweep released
+   * @throws IllegalStateException if no ledger is set
+   * @throws CounterStoreUnavailableException if the store cannot be reached
+   */
+  public int sweepOrphanHolds() {
+    if (ledger == null) {
+      throw new IllegalStateException("no ledger is set: pass the reservation ids it knows");
+    }
+    Set<String> known = new HashSet<>();
+    for (DispatchIntent i : ledger.unresolvedHolds()) {
+      known.add(i.reservationId());
+    }
+    return sweepOrphanHolds(known::contains);
+  }
+
+  /**
+   * Releases holds in a shared store older than the hold lease that {@code knownToLedger}
+   * does not name and that no live call (or pending end) of this process holds. A hold
+   * released this way whose owner is alive after all is charged, not released again, when
+   * that owner settles it.
+   *
+   * @param knownToLedger true for a reservation id the ledger still has open
+   * @return how many holds this sweep released
+   * @throws NullPointerException if knownToLedger is null
+   * @throws CounterStoreUnavailableException if the store cannot be reached
+   */
+  public int sweepOrphanHolds(Predicate<String> knownToLedger) {
+    Objects.requireNonNull(knownToLedger, "knownToLedger");
+    if (live == null) {
+      return 0;
+    }
+    Set<String> pendingIds = new HashSet<>();
+    for (Pending p : pending) {
+      pendingIds.add(p.id);
+    }
+    int n = 0;
+    for (CounterHold h : store.holdsOlderThan(holdLeaseMillis, SWEEP_BATCH)) {
+      String id = h.reservationId();
+      if (knownToLedger.test(id) || live.containsKey(id) || pendingIds.contains(id)) {
+        continue;
+      }
+      if (store.sweep(h, holdLeaseMillis)) {
+        n++;
+        LOG.warn("released orphan hold {} (owner {}, taken at {}): no ledger row and no live"
+            + " call holds it", id, h.owner(), Instant.ofEpochMilli(h.createdAtMillis()));
+      }
+    }
+    swept.add(n);
+    return n;
+  }
+
+  /**
+   * Rebuilds every budget's counters for the current period from the system of record, under
+   * the store's rebuild lock: spent is what {@code spend} reports for the period, held is the
+   * sum of the holds of calls that were dispatched and never settled (the journal's
+   * interrupted calls, or the ledger's unresolved holds) whose call started in the period. The
+   * counters are overwritten and, in a shared store, a new generation begins: an end of a hold
+   * taken before only charges. Call this at start, before any reservation, on a store that
+   * lost its counters (always for the in-process store; a shared store is rebuilt by the
+   * limiter itself when it finds it stale and a ledger is set).
    *
    * <p>Each recovered hold comes back as a {@link Reservation}: settle it with the charge the
    * ledger finally assigns (attested or expired) or release it, exactly once.
@@ -326,20 +755,45 @@ public final class CounterLimiter implements Limiter {
    * @param held the dispatch intents of calls that never settled
    * @return one reservation per recovered hold that matched a budget in its current period
    * @throws NullPointerException if an argument is null
+   * @throws LimitsUnavailableException if another rebuild holds the store's lock
    * @throws CounterStoreUnavailableException if the store cannot be reached
    */
   public List<Reservation> rebuild(SpendSource spend, Collection<DispatchIntent> held) {
     Objects.requireNonNull(spend, "spend");
-    return holds(spend, held);
+    Objects.requireNonNull(held, "held");
+    List<Reservation> out;
+    rebuildLock.lock();
+    try {
+      CounterRebuild r = store.beginRebuild(rebuildLockMillis, false);
+      if (r == null) {
+        throw new LimitsUnavailableException("another instance is rebuilding the limit counters",
+            null);
+      }
+      try (r) {
+        out = holds(r, spend, held, clock.now());
+        r.commit();
+      }
+    } finally {
+      rebuildLock.unlock();
+    }
+    rebuilds.increment();
+    knownGeneration = store.observedGeneration();
+    if (live != null) {
+      reassertLive();
+      for (Reservation h : out) {
+        live.put(h.id(), (Held) h);
+      }
+    }
+    return out;
   }
 
   /**
    * Returns a handle to each hold that a shared store still keeps for calls interrupted in
    * another process (or an earlier run of this one), without changing any counter: the shared
-   * counters kept the holds when that process died. Ending such a handle goes through
-   * {@link CounterStore#endOnce}, so when several instances adopt the same hold and all try to
-   * resolve it, exactly one settle or release applies. Only holds that match a budget in its
-   * current period come back.
+   * counters kept the holds when that process died. Every end is exactly once by reservation
+   * id in the store, so when several instances adopt the same hold and all try to resolve it,
+   * exactly one settle or release applies. Only holds that match a budget in its current
+   * period come back.
    *
    * @param held the dispatch intents of calls that never settled (the ledger's unresolved
    *     holds)
@@ -347,13 +801,19 @@ public final class CounterLimiter implements Limiter {
    * @throws NullPointerException if held is null
    */
   public List<Reservation> adopt(Collection<DispatchIntent> held) {
-    return holds(null, held);
+    Objects.requireNonNull(held, "held");
+    List<Reservation> out = holds(null, null, held, clock.now());
+    if (live != null) {
+      for (Reservation h : out) {
+        live.put(h.id(), (Held) h);
+      }
+    }
+    return out;
   }
 
-  /** Rebuilds (spend given: counters overwritten) or adopts (spend null: counters kept). */
-  private List<Reservation> holds(SpendSource spend, Collection<DispatchIntent> held) {
-    Objects.requireNonNull(held, "held");
-    Instant now = clock.now();
+  /** Rebuilds (a rebuild given: counters overwritten) or adopts (null: counters kept). */
+  private List<Reservation> holds(CounterRebuild rebuild, SpendSource spend,
+      Collection<DispatchIntent> held, Instant now) {
     Map<DispatchIntent, List<Counter>> holds = new LinkedHashMap<>();
     Map<DispatchIntent, List<Rule>> holdRules = new LinkedHashMap<>();
     for (Rule r : rules) {
@@ -375,41 +835,52 @@ public final class CounterLimiter implements Limiter {
           holdRules.computeIfAbsent(i, k -> new ArrayList<>()).add(r);
         }
       }
-      if (spend != null) {
-        store.restore(Counter.budget(w.key, r.rule.limit(), 0, w.endMillis),
+      if (rebuild != null) {
+        rebuild.restore(Counter.budget(w.key, r.rule.limit(), 0, w.endMillis),
             spend.spent(r.rule.scope(), from, to), heldSum, now.toEpochMilli());
       }
     }
     List<Reservation> out = new ArrayList<>(holds.size());
     for (Map.Entry<DispatchIntent, List<Counter>> e : holds.entrySet()) {
       List<Counter> cs = e.getValue();
+      String id = e.getKey().reservationId();
+      if (rebuild != null) {
+        rebuild.hold(id, cs, now.toEpochMilli());
+      }
       long[] zeros = new long[cs.size()];
-      out.add(new Held(this, e.getKey().reservationId(), holdRules.get(e.getKey()), cs,
-          CounterGrant.of(-1, zeros, zeros.clone()), e.getKey().heldMicros(), spend == null));
+      out.add(new Held(this, id, holdRules.get(e.getKey()), cs,
+          CounterGrant.of(-1, zeros, zeros.clone()), e.getKey().heldMicros(), true));
     }
     return out;
   }
+
+  private static final AtomicIntegerFieldUpdater<Held> STATE =
+      AtomicIntegerFieldUpdater.newUpdater(Held.class, "state");
 
   private static final class Held implements Reservation {
     private final CounterLimiter limiter;
     private final String id;
     private final List<Rule> rules;
-    private final List<Counter> counters;
+    /** The counters, with every confirmed extension added to the budgets' amounts. */
+    private volatile List<Counter> counters;
+    /** Null when admitted without limits (fail open). */
     private final CounterGrant grant;
-    private final long hold;
-    private final AtomicBoolean ended = new AtomicBoolean();
-    /** Adopted from a shared store: ended through {@link CounterStore#endOnce}. */
-    private final boolean adopted;
+    private volatile long hold;
+    private final boolean anyBudget;
+    private final boolean unheld;
+    private int extensions;
+    volatile int state;
 
     Held(CounterLimiter limiter, String id, List<Rule> rules, List<Counter> counters,
-        CounterGrant grant, long hold, boolean adopted) {
-      this.adopted = adopted;
+        CounterGrant grant, long hold, boolean anyBudget) {
       this.limiter = limiter;
       this.id = id;
       this.rules = rules;
       this.counters = counters;
       this.grant = grant;
       this.hold = hold;
+      this.anyBudget = anyBudget;
+      this.unheld = grant == null;
     }
 
     @Override
@@ -427,46 +898,57 @@ public final class CounterLimiter implements Limiter {
       if (actualMicros < 0) {
         throw new IllegalArgumentException("actual cost must not be negative: " + actualMicros);
       }
-      end();
-      try {
-        long now = limiter.clock.now().toEpochMilli();
-        if (adopted) {
-          limiter.store.endOnce(id, counters, actualMicros, now);
-        } else {
-          limiter.store.settle(id, counters, actualMicros, now);
-        }
-      } catch (CounterStoreUnavailableException e) {
-        limiter.unavailable.increment();
-        throw new LimitsUnavailableException("reservation " + id + " could not be settled: "
-            + e.getMessage(), e);
-      }
+      end(actualMicros);
     }
 
     @Override
     public void release() {
-      end();
-      try {
-        long now = limiter.clock.now().toEpochMilli();
-        if (adopted) {
-          limiter.store.endOnce(id, counters, -1, now);
-        } else {
-          limiter.store.release(id, counters, now);
-        }
-      } catch (CounterStoreUnavailableException e) {
-        limiter.unavailable.increment();
-        throw new LimitsUnavailableException("reservation " + id + " could not be released: "
-            + e.getMessage(), e);
-      }
+      end(-1);
     }
 
-    private void end() {
-      if (!ended.compareAndSet(false, true)) {
+    private void end(long charge) {
+      if (!STATE.compareAndSet(this, OPEN, ENDING)) {
         throw new IllegalStateException("reservation " + id + " was already settled or released");
+      }
+      synchronized (this) {
+        // An extension in progress finishes first, so the end covers it.
+        limiter.finish(this, charge);
       }
     }
 
     @Override
+    public synchronized boolean extend(long additionalMicros) {
+      if (additionalMicros < 0) {
+        throw new IllegalArgumentException("additionalMicros must be >= 0");
+      }
+      if (state != OPEN) {
+        throw new IllegalStateException("reservation " + id + " was already settled or released");
+      }
+      if (additionalMicros == 0 || unheld || !anyBudget) {
+        return true;
+      }
+      if (additionalMicros > Counter.MAX_VALUE - hold) {
+        return false;
+      }
+      extensions++;
+      if (!limiter.extendOnStore(this, id + ":x" + extensions, additionalMicros)) {
+        return false;
+      }
+      List<Counter> extended = new ArrayList<>(counters.size());
+      for (Counter c : counters) {
+        extended.add(c.type() == Counter.Type.BUDGET ? new Counter(c.key(), c.type(), c.limit(),
+            c.amount() + additionalMicros, c.horizonMillis()) : c);
+      }
+      counters = List.copyOf(extended);
+      hold += additionalMicros;
+      return true;
+    }
+
+    @Override
     public List<LimitRemaining> remaining() {
+      if (grant == null) {
+        return List.of();
+      }
       List<LimitRemaining> out = new ArrayList<>(rules.size());
       for (int i = 0; i < rules.size(); i++) {
         LimitRule r = rules.get(i).rule;
@@ -488,6 +970,11 @@ public final class CounterLimiter implements Limiter {
     private boolean failOpen;
     private boolean failOpenSet;
     private Duration lease;
+    private int attempts;
+    private SpendSource ledger;
+    private Duration holdLease;
+    private Duration rebuildLock;
+    private Duration pendingRetry;
 
     private Builder(CounterStore store) {
       this.store = store;
@@ -642,6 +1129,117 @@ public final class CounterLimiter implements Limiter {
     }
 
     /**
+     * Sets how often one store operation is tried, with the same operation id, before the
+     * limiter gives up on it (an admission is then refused or failed open, an end kept
+     * pending, an extension refused). Default: 3.
+     *
+     * @param value at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if below 1
+     * @throws IllegalStateException if already set
+     */
+    public Builder storeAttempts(int value) {
+      if (value < 1) {
+        throw new IllegalArgumentException("storeAttempts must be at least 1: " + value);
+      }
+      if (attempts != 0) {
+        throw new IllegalStateException("storeAttempts was already set to " + attempts);
+      }
+      attempts = value;
+      return this;
+    }
+
+    /**
+     * Sets the system of record: a shared store found stale (its data lost) is rebuilt from it
+     * before anything is admitted against it, and {@link CounterLimiter#sweepOrphanHolds()}
+     * keeps the holds it names. Default: none (stale counters refuse every call until
+     * {@link CounterLimiter#rebuild} is called).
+     *
+     * @param value the settled spend and the unresolved holds
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder ledger(SpendSource value) {
+      Objects.requireNonNull(value, "ledger");
+      if (ledger != null) {
+        throw new IllegalStateException("ledger was already set");
+      }
+      ledger = value;
+      return this;
+    }
+
+    /**
+     * Sets the age after which the orphan sweep releases a hold in a shared store that neither
+     * the ledger nor a live call of this process explains, measured on the store's clock.
+     * Set it above the longest call plus the time a crashed instance takes to restart and
+     * record its interrupted calls. Default: 1 hour.
+     *
+     * @param value the lease
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalArgumentException if not positive
+     * @throws IllegalStateException if already set
+     */
+    public Builder holdLease(Duration value) {
+      Objects.requireNonNull(value, "holdLease");
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException("holdLease must be positive: " + value);
+      }
+      if (holdLease != null) {
+        throw new IllegalStateException("holdLease was already set to " + holdLease);
+      }
+      holdLease = value;
+      return this;
+    }
+
+    /**
+     * Sets how long a rebuild's lock lasts in the store if the rebuilding process dies.
+     * Default: 1 minute.
+     *
+     * @param value the lock's lifetime
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalArgumentException if not positive
+     * @throws IllegalStateException if already set
+     */
+    public Builder rebuildLock(Duration value) {
+      Objects.requireNonNull(value, "rebuildLock");
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException("rebuildLock must be positive: " + value);
+      }
+      if (rebuildLock != null) {
+        throw new IllegalStateException("rebuildLock was already set to " + rebuildLock);
+      }
+      rebuildLock = value;
+      return this;
+    }
+
+    /**
+     * Sets how often, at most, an admission retries pending ends (on the admitting thread, a
+     * bounded batch) once the store answers again. Default: 5 seconds.
+     *
+     * @param value the interval, on the clock's monotonic time
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalArgumentException if negative
+     * @throws IllegalStateException if already set
+     */
+    public Builder pendingRetryInterval(Duration value) {
+      Objects.requireNonNull(value, "pendingRetryInterval");
+      if (value.isNegative()) {
+        throw new IllegalArgumentException("pendingRetryInterval must not be negative: "
+            + value);
+      }
+      if (pendingRetry != null) {
+        throw new IllegalStateException("pendingRetryInterval was already set to "
+            + pendingRetry);
+      }
+      pendingRetry = value;
+      return this;
+    }
+
+    /**
      * Builds the limiter.
      *
      * @return the limiter
@@ -652,6 +1250,18 @@ public final class CounterLimiter implements Limiter {
       }
       if (lease == null) {
         lease = Duration.ofMinutes(10);
+      }
+      if (attempts == 0) {
+        attempts = 3;
+      }
+      if (holdLease == null) {
+        holdLease = Duration.ofHours(1);
+      }
+      if (rebuildLock == null) {
+        rebuildLock = Duration.ofMinutes(1);
+      }
+      if (pendingRetry == null) {
+        pendingRetry = Duration.ofSeconds(5);
       }
       return new CounterLimiter(this);
     }

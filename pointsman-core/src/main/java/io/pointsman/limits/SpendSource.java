@@ -1,11 +1,22 @@
 package io.pointsman.limits;
 
+import io.pointsman.spi.DispatchIntent;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
- * Where a limiter reads settled spend when it rebuilds its counters at start: the system of
- * record (for PostgreSQL, {@code PostgresBudgetStore::spent}). Implementations must be
- * thread-safe.
+ * The system of record a limiter rebuilds its counters from: settled spend (for PostgreSQL,
+ * {@code PostgresBudgetStore::spent}) and, optionally, the holds it still has open (for
+ * PostgreSQL, {@code PostgresSettlement::unresolvedIntents}). A limiter configured with one
+ * ({@link CounterLimiter.Builder#ledger}) rebuilds a shared store that lost its data before
+ * admitting against it, and its orphan sweep keeps every hold the ledger names. Implementations
+ * must be thread-safe.
+ *
+ * <p>Spend should include every settled call: a host whose usage records reach the database
+ * through a journal drains it first, or the rebuilt counters lag by what was not yet drained.
  */
 @FunctionalInterface
 public interface SpendSource {
@@ -19,4 +30,55 @@ public interface SpendSource {
    * @throws RuntimeException if the source cannot be read; the rebuild fails with it
    */
   long spent(Scope scope, Instant from, Instant to);
+
+  /**
+   * Returns the dispatch intents of the holds the ledger still has open (interrupted calls not
+   * yet attested or expired). The default has none.
+   *
+   * @return the intents; their reservation ids are the holds the ledger explains
+   * @throws RuntimeException if the source cannot be read
+   */
+  default Collection<DispatchIntent> unresolvedHolds() {
+    return List.of();
+  }
+
+  /**
+   * Returns whether the settled spend already includes a reservation's charge (the ledger has
+   * its call's usage record). A limiter rebuilding lost counters asks this, before it reads the
+   * spend, for each end it still has pending, and drops the charge of those included so the
+   * rebuilt spend does not count them twice. The default says no: such charges are applied
+   * again, so counters err high (a budget refuses early), never low.
+   *
+   * @param reservationId the reservation's id
+   * @return true when the spend includes its charge
+   * @throws RuntimeException if the source cannot be read
+   */
+  default boolean includes(String reservationId) {
+    return false;
+  }
+
+  /**
+   * Returns a source of both parts.
+   *
+   * @param spent the settled spend
+   * @param unresolved the open holds, read on every call
+   * @return the source
+   * @throws NullPointerException if an argument is null
+   */
+  static SpendSource of(SpendSource spent,
+      Supplier<? extends Collection<DispatchIntent>> unresolved) {
+    Objects.requireNonNull(spent, "spent");
+    Objects.requireNonNull(unresolved, "unresolved");
+    return new SpendSource() {
+      @Override
+      public long spent(Scope scope, Instant from, Instant to) {
+        return spent.spent(scope, from, to);
+      }
+
+      @Override
+      public Collection<DispatchIntent> unresolvedHolds() {
+        return unresolved.get();
+      }
+    };
+  }
 }

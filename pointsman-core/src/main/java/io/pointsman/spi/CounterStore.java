@@ -9,71 +9,125 @@ import java.util.List;
  *
  * <p>Implementations must be thread-safe, must not serialise unrelated counters behind one
  * lock, and must keep these invariants for every budget counter: {@code held} is the sum of
- * the holds of reservations acquired and not yet ended; a reservation is granted only if
- * {@code spent + held + amount <= limit} for every budget counter in it; {@code settle} moves a
- * hold to {@code spent} at the charged amount; {@code release} drops it. The same reservation
- * id is ended at most once by the limiter.
+ * the holds (extensions included) of reservations acquired and not yet ended; a reservation or
+ * an extension is granted only if {@code spent + held + amount <= limit} for every budget
+ * counter in it; a settle moves a hold to {@code spent} at the charged amount; a release drops
+ * it.
  *
- * <p>Times are passed in by the caller (from its injected clock), so a store never reads a
- * clock of its own and tests stay deterministic.
+ * <p><b>Operation ids.</b> Every operation is identified: an acquire by its reservation id, an
+ * extension by its operation id, an end (settle or release) by its reservation id (a
+ * reservation ends once). A store that can lose a reply after applying an operation (any
+ * remote store) must record the id atomically with the change, so that a retry with the same
+ * id returns the first result and changes nothing; the limiter retries with the same id
+ * whenever an outcome is unknown. A store in the process never loses a reply and may rely on
+ * the limiter ending each reservation once.
+ *
+ * <p><b>Generations.</b> A shared store marks its counters with a generation. When the marker
+ * is missing (the server lost its data) every operation throws
+ * {@link CounterStoreStaleException} and changes nothing until a {@link #beginRebuild rebuild}
+ * from the system of record commits a new generation. An end of a hold taken under an earlier
+ * generation charges its amount to {@code spent} without releasing a hold (the rebuilt counters
+ * never contained it).
+ *
+ * <p>Wall times are passed in by the caller (from its injected clock); durations of rates are
+ * measured on the caller's monotonic clock. A shared store measures its leases (concurrency
+ * slots, hold age) on its own server clock, the one clock every instance sees.
  */
 public interface CounterStore {
   /**
-   * Checks every counter and takes all of them, or none.
+   * Checks every counter and takes all of them, or none. Rates measure their window on
+   * {@code nowMillis}.
    *
-   * @param reservationId the reservation's id (identifies concurrency slots)
+   * @param reservationId the reservation's id, also the operation's id
    * @param counters the counters, at most one per key
    * @param nowMillis the current time, epoch milliseconds
    * @return the grant: taken, or refused with the first counter that refused
-   * @throws CounterStoreUnavailableException if the store cannot be reached; nothing is taken
+   * @throws CounterStoreUnavailableException if the store cannot be reached; see
+   *     {@link CounterStoreUnavailableException#outcomeUnknown()}
    */
-  CounterGrant acquire(String reservationId, List<Counter> counters, long nowMillis);
+  default CounterGrant acquire(String reservationId, List<Counter> counters, long nowMillis) {
+    return acquire(reservationId, counters, nowMillis, Math.multiplyExact(nowMillis, 1000L));
+  }
 
   /**
-   * Ends a granted reservation with a charge: every budget counter moves its hold to spent at
-   * {@code chargeMicros}, every concurrency slot is freed; rates are not refunded.
+   * Checks every counter and takes all of them, or none; a repeat with the same reservation id
+   * returns the first grant and takes nothing more.
    *
-   * @param reservationId the reservation's id
-   * @param counters the counters exactly as acquired
-   * @param chargeMicros the actual cost, which may exceed the hold
-   * @param nowMillis the current time, epoch milliseconds
+   * @param reservationId the reservation's id, also the operation's id
+   * @param counters the counters, at most one per key
+   * @param nowMillis the current time, epoch milliseconds (periods, expiry, reported resets)
+   * @param monotonicMicros a monotonic reading in microseconds, only meaningful as a
+   *     difference, on which a store in the process measures rate windows (a step of the wall
+   *     clock must neither reset nor stretch a window); a shared store may ignore it
+   * @return the grant
    * @throws CounterStoreUnavailableException if the store cannot be reached
    */
-  void settle(String reservationId, List<Counter> counters, long chargeMicros, long nowMillis);
+  CounterGrant acquire(String reservationId, List<Counter> counters, long nowMillis,
+      long monotonicMicros);
 
   /**
-   * Ends a granted reservation without a charge: holds are dropped and concurrency slots freed.
-   * Rates are not refunded: they count attempts at their bound.
+   * Holds {@code additionalMicros} more in every budget counter of a granted reservation, all
+   * or none; a repeat with the same operation id returns the first result.
    *
    * @param reservationId the reservation's id
-   * @param counters the counters exactly as acquired
+   * @param operationId the extension's id, unique within the reservation
+   * @param counters the reservation's counters (only budgets are extended)
+   * @param additionalMicros the extra amount, at least zero and at most {@link Counter#MAX_VALUE}
    * @param nowMillis the current time, epoch milliseconds
+   * @return true when every budget now holds the extra amount, false when one could not (or the
+   *     reservation is no longer held); nothing changed then
    * @throws CounterStoreUnavailableException if the store cannot be reached
    */
-  void release(String reservationId, List<Counter> counters, long nowMillis);
+  boolean extend(String reservationId, String operationId, List<Counter> counters,
+      long additionalMicros, long nowMillis);
 
   /**
-   * Ends a reservation that several processes may hold a handle to (a crashed instance's hold,
-   * adopted by every instance that started since): settles it at {@code chargeMicros}, or
-   * releases it when {@code chargeMicros} is negative, unless it was already ended this way;
-   * then it does nothing. A store shared by several instances must make this atomic; the
-   * default, for a store of one process whose limiter already ends each id once, just ends it.
+   * Ends a reservation, exactly once: with a charge every budget counter moves its hold to
+   * spent at {@code chargeMicros}; with a negative charge (a release) holds are dropped;
+   * either way concurrency slots are freed, and rates are not refunded. A store that records
+   * holds ends the amounts it recorded (extensions included); one that does not ends the
+   * amounts of {@code counters}, which the limiter passes with every confirmed extension added.
+   * An end of a reservation the store never held (its acquire's outcome was unknown, or it was
+   * admitted without limits) or held under an earlier generation charges without releasing.
    *
-   * @param reservationId the reservation's id
-   * @param counters the counters exactly as acquired
-   * @param chargeMicros the charge, or a negative number to release
+   * @param reservationId the reservation's id, also the end's operation id
+   * @param counters the counters as acquired
+   * @param chargeMicros the actual cost, which may exceed the hold, or a negative number to
+   *     release
    * @param nowMillis the current time, epoch milliseconds
-   * @return true when this call ended it, false when it had been ended before
+   * @return true when this call ended it, false when it had been ended before (nothing changed)
    * @throws CounterStoreUnavailableException if the store cannot be reached
    */
-  default boolean endOnce(String reservationId, List<Counter> counters, long chargeMicros,
+  boolean end(String reservationId, List<Counter> counters, long chargeMicros, long nowMillis);
+
+  /**
+   * Settles a reservation: {@link #end} with a charge.
+   *
+   * @param reservationId the reservation's id
+   * @param counters the counters as acquired
+   * @param chargeMicros the actual cost, at least zero
+   * @param nowMillis the current time, epoch milliseconds
+   * @throws IllegalArgumentException if the charge is negative
+   * @throws CounterStoreUnavailableException if the store cannot be reached
+   */
+  default void settle(String reservationId, List<Counter> counters, long chargeMicros,
       long nowMillis) {
     if (chargeMicros < 0) {
-      release(reservationId, counters, nowMillis);
-    } else {
-      settle(reservationId, counters, chargeMicros, nowMillis);
+      throw new IllegalArgumentException("charge must not be negative: " + chargeMicros);
     }
-    return true;
+    end(reservationId, counters, chargeMicros, nowMillis);
+  }
+
+  /**
+   * Releases a reservation: {@link #end} without a charge.
+   *
+   * @param reservationId the reservation's id
+   * @param counters the counters as acquired
+   * @param nowMillis the current time, epoch milliseconds
+   * @throws CounterStoreUnavailableException if the store cannot be reached
+   */
+  default void release(String reservationId, List<Counter> counters, long nowMillis) {
+    end(reservationId, counters, -1, nowMillis);
   }
 
   /**
@@ -81,20 +135,85 @@ public interface CounterStore {
    *
    * @param counter the counter (its key and type are used)
    * @return its state, {@link CounterReading#EMPTY} when it does not exist
-   * @throws CounterStoreUnavailableException if the store cannot be reached
+   * @throws CounterStoreUnavailableException if the store cannot be reached or is stale
    */
   CounterReading read(Counter counter);
 
   /**
-   * Overwrites a budget counter's spent and held amounts: used at start-up to rebuild counters
-   * from the system of record.
+   * Starts a rebuild of the budget counters from the system of record under the store's
+   * rebuild lock; see {@link CounterRebuild}. Admissions are refused until it commits.
    *
-   * @param counter the budget counter (key, limit, period end)
-   * @param spentMicros the spent amount
-   * @param heldMicros the held amount
-   * @param nowMillis the current time, epoch milliseconds
-   * @throws IllegalArgumentException if the counter is not a budget or an amount is negative
+   * @param lockMillis how long the lock lasts if this process dies while rebuilding
+   * @param onlyIfStale true to start only when the counters are stale (a limiter repairing a
+   *     store that lost its data: a second instance that saw the same loss finds it rebuilt),
+   *     false to rebuild regardless (at start-up, or an operator's rebuild)
+   * @return the rebuild, or {@code null} when another rebuild holds the lock or, with
+   *     {@code onlyIfStale}, the counters are not stale
    * @throws CounterStoreUnavailableException if the store cannot be reached
    */
-  void restore(Counter counter, long spentMicros, long heldMicros, long nowMillis);
+  CounterRebuild beginRebuild(long lockMillis, boolean onlyIfStale);
+
+  /**
+   * Returns whether the store is shared by several processes (and so can hold holds no live
+   * call of this process explains, which the orphan sweep ends).
+   *
+   * @return true for a shared store; the default is false
+   */
+  default boolean shared() {
+    return false;
+  }
+
+  /**
+   * Lists holds not yet ended that were taken more than {@code ageMillis} ago by the store's
+   * clock, oldest first. A store in the process has none to list.
+   *
+   * @param ageMillis the minimum age
+   * @param max the most to return
+   * @return the holds, possibly empty
+   * @throws CounterStoreUnavailableException if the store cannot be reached
+   */
+  default List<CounterHold> holdsOlderThan(long ageMillis, int max) {
+    return List.of();
+  }
+
+  /**
+   * Ends a listed hold without a charge if it is still open and still older than
+   * {@code ageMillis}; a later end by its owner then only charges.
+   *
+   * @param hold the hold, as listed
+   * @param ageMillis the minimum age
+   * @return true when this call released it
+   * @throws CounterStoreUnavailableException if the store cannot be reached
+   */
+  default boolean sweep(CounterHold hold, long ageMillis) {
+    return false;
+  }
+
+  /**
+   * Returns the generation this store last saw in a reply, a cheap local read. A limiter that
+   * sees it change (another instance rebuilt the counters) counts its live holds again with
+   * {@link #reassert}. A store that never loses its data returns a constant.
+   *
+   * @return the generation, or {@code null} before the first reply
+   */
+  default String observedGeneration() {
+    return "";
+  }
+
+  /**
+   * Counts a live reservation's holds again after a rebuild that could not see them (it was
+   * taken under an earlier generation, or its record was lost): adds its budget amounts to
+   * {@code held} without a limit check (it was admitted already) and records it under the
+   * current generation. Does nothing when the store already counts it under the current
+   * generation, or when it ended.
+   *
+   * @param reservationId the reservation's id
+   * @param counters its counters, with the amounts held (confirmed extensions included)
+   * @param nowMillis the current time, epoch milliseconds
+   * @return true when it was counted again by this call
+   * @throws CounterStoreUnavailableException if the store cannot be reached or is stale
+   */
+  default boolean reassert(String reservationId, List<Counter> counters, long nowMillis) {
+    return false;
+  }
 }

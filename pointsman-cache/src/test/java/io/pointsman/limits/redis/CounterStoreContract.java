@@ -14,6 +14,7 @@ import io.pointsman.spi.Admission;
 import io.pointsman.spi.Counter;
 import io.pointsman.spi.CounterGrant;
 import io.pointsman.spi.CounterReading;
+import io.pointsman.spi.CounterRebuild;
 import io.pointsman.spi.CounterStore;
 import io.pointsman.spi.Grant;
 import io.pointsman.spi.Identity;
@@ -147,17 +148,65 @@ abstract class CounterStoreContract {
   }
 
   @Test
-  void restoreOverwritesABudget() {
+  void aRebuildOverwritesABudgetAndOnlyOneRunsAtATime() {
     Counter b = Counter.budget("b:restore", 1_000, 100, NOW + 60_000);
     store.acquire("r1", List.of(b), NOW);
-    store.restore(b, 700, 200, NOW);
+    try (CounterRebuild rebuild = store.beginRebuild(60_000, false)) {
+      assertThat(store.beginRebuild(60_000, false)).as("one rebuild at a time").isNull();
+      rebuild.restore(b, 700, 200, NOW);
+      assertThatThrownBy(() -> rebuild.restore(Counter.concurrency("c", 1, 1), 0, 0, NOW))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> rebuild.restore(b, -1, 0, NOW))
+          .isInstanceOf(IllegalArgumentException.class);
+      rebuild.commit();
+    }
     assertThat(store.read(b)).isEqualTo(new CounterReading(700, 200, 0));
     assertThat(store.acquire("r2", List.of(b), NOW).granted()).isTrue();
     assertThat(store.acquire("r3", List.of(b), NOW).granted()).isFalse();
-    assertThatThrownBy(() -> store.restore(Counter.concurrency("c", 1, 1), 0, 0, NOW))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store.restore(b, -1, 0, NOW))
-        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(store.beginRebuild(60_000, true)).as("not stale: nothing to rebuild").isNull();
+  }
+
+  @Test
+  void anExtensionHoldsMoreInEveryBudgetOrInNone() {
+    Counter team = Counter.budget("b:x-team", 1_000, 300, 0);
+    Counter org = Counter.budget("b:x-org", 500, 300, 0);
+    Counter slot = Counter.concurrency("c:x", 5, 60_000);
+    assertThat(store.acquire("r1", List.of(team, org, slot), NOW).granted()).isTrue();
+    assertThat(store.extend("r1", "r1:x1", List.of(team, org, slot), 300, NOW))
+        .as("the org has 200 left").isFalse();
+    assertThat(store.read(team).heldMicros()).as("nothing taken").isEqualTo(300);
+    assertThat(store.extend("r1", "r1:x2", List.of(team, org, slot), 200, NOW)).isTrue();
+    assertThat(store.read(team).heldMicros()).isEqualTo(500);
+    assertThat(store.read(org).heldMicros()).isEqualTo(500);
+    assertThat(store.acquire("r2", List.of(Counter.budget("b:x-org", 500, 1, 0)), NOW)
+        .granted()).isFalse();
+    // The limiter passes the amounts with every confirmed extension added.
+    List<Counter> extended = List.of(Counter.budget("b:x-team", 1_000, 500, 0),
+        Counter.budget("b:x-org", 500, 500, 0), slot);
+    store.settle("r1", extended, 450, NOW);
+    assertThat(store.read(team)).isEqualTo(new CounterReading(450, 0, 0));
+    assertThat(store.read(org)).isEqualTo(new CounterReading(450, 0, 0));
+    assertThat(store.read(slot).inFlight()).isZero();
+  }
+
+  @Test
+  void aHugeRateAmountIsRefusedAndLeavesTheRateAsItWas() {
+    long limit = 1_000;
+    Counter tpm = Counter.rate("r:huge", limit, 100, 60_000);
+    assertThat(store.acquire("r1", List.of(tpm), NOW).granted()).isTrue();
+    // Times the 60,000 µs emission interval, these wrap a long: past zero, and twice over.
+    for (long huge : new long[] {Long.MAX_VALUE / 60_000 + 1, Long.MAX_VALUE / 30_000 + 1,
+        Counter.MAX_VALUE}) {
+      CounterGrant g = store.acquire("h" + huge, List.of(Counter.rate("r:huge", limit, huge,
+          60_000)), NOW);
+      assertThat(g.granted()).as("%d tokens", huge).isFalse();
+      assertThat(g.remaining(0)).isEqualTo(900);
+    }
+    // Unchanged: 900 tokens still fit right now, 901 do not.
+    assertThat(store.acquire("r2", List.of(Counter.rate("r:huge", limit, 901, 60_000)), NOW)
+        .granted()).isFalse();
+    assertThat(store.acquire("r3", List.of(Counter.rate("r:huge", limit, 900, 60_000)), NOW)
+        .granted()).isTrue();
   }
 
   @Test
@@ -256,6 +305,71 @@ abstract class CounterStoreContract {
         });
     assertThat(limiter.budget(Scope.team("t1")).heldMicros()).isZero();
     assertThat(limiter.inflight(Scope.tag("batch"))).isZero();
+  }
+
+  @Test
+  void concurrentExtensionsThroughTheLimiterNeverLetSpentPlusHeldExceedTheLimit()
+      throws Exception {
+    long limit = 20_000;
+    CounterLimiter limiter = CounterLimiter.builder(store).budget(Scope.team("t1"), limit)
+        .budget(Scope.org("o1"), Period.daily(ZoneOffset.UTC), limit * 3)
+        .clock(new FakeClock(Instant.ofEpochMilli(NOW))).build();
+    int threads = 8;
+    AtomicLong charged = new AtomicLong();
+    AtomicLong extensions = new AtomicLong();
+    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.ConcurrentLinkedQueue<Object> problems =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
+    CountDownLatch start = new CountDownLatch(1);
+    Thread watcher = new Thread(() -> {
+      while (!done.get()) {
+        var s = limiter.budget(Scope.team("t1"));
+        if (s.spentMicros() + s.heldMicros() > limit) {
+          problems.add(s);
+        }
+      }
+    });
+    Thread[] ts = new Thread[threads];
+    for (int t = 0; t < threads; t++) {
+      int id = t;
+      ts[t] = new Thread(() -> {
+        try {
+          start.await();
+          for (int i = 0; i < 40; i++) {
+            Reservation r;
+            try {
+              r = limiter.reserve(admission("x" + id + "-" + i, 100 + (id * 31 + i * 7) % 300,
+                  Instant.ofEpochMilli(NOW)));
+            } catch (PointsmanException e) {
+              continue;
+            }
+            for (int x = 0; x < 2; x++) {
+              if (r.extend(50 + (id + i + x) % 200)) {
+                extensions.incrementAndGet();
+              }
+            }
+            long actual = r.heldMicros();
+            r.settle(actual);
+            charged.addAndGet(actual);
+          }
+        } catch (Throwable e) {
+          problems.add(e);
+        }
+      });
+      ts[t].start();
+    }
+    watcher.start();
+    start.countDown();
+    for (Thread t : ts) {
+      t.join();
+    }
+    done.set(true);
+    watcher.join();
+    assertThat(problems).isEmpty();
+    assertThat(extensions.get()).isPositive();
+    var team = limiter.budget(Scope.team("t1"));
+    assertThat(team.heldMicros()).isZero();
+    assertThat(team.spentMicros()).isEqualTo(charged.get()).isLessThanOrEqualTo(limit);
   }
 
   static Admission admission(String id, long worstCase, Instant at) {

@@ -10,7 +10,8 @@ class RedisCounterStoreContractTest extends CounterStoreContract {
   @Override
   CounterStore newStore() {
     redis = TestRedis.start();
-    return RedisCounterStore.builder(redis.client()).keyPrefix(redis.keyPrefix()).build();
+    return Stores.fresh(RedisCounterStore.builder(redis.client()).keyPrefix(redis.keyPrefix())
+        .build());
   }
 
   @Override
