@@ -677,6 +677,16 @@ public final class JournalAccounting implements Accounting {
     }
   }
 
+  /** The records waiting in memory (tests check the bound). */
+  int queuedInMemory() {
+    handoff.lock();
+    try {
+      return queue.size();
+    } finally {
+      handoff.unlock();
+    }
+  }
+
   /**
    * Returns a snapshot of the settlement hand-over for health checks.
    *
