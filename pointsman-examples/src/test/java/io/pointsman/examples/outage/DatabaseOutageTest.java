@@ -249,7 +249,7 @@ class DatabaseOutageTest {
         assertThat(load.other.get()).as("no other failure: %s", load.firstOther.get()).isZero();
         assertThat(during.stalled()).isTrue();
         assertThat(heapMax - heapBefore).as("heap growth during the outage")
-            .isLessThan(32 * MIB);
+            .isLessThan(8 * MIB);
         assertThat(retainedMax).as("segments held").isLessThanOrEqualTo(limit + SEGMENT_BYTES);
         assertThat(directoryMax).as("journal files")
             .isLessThanOrEqualTo(limit + 3L * SEGMENT_BYTES);
