@@ -426,11 +426,18 @@ public final class JournalAccounting implements Accounting {
         } catch (Throwable failure) {
           // Errors included: the batch stays held (it is durable in the journal anyway) and
           // the step is retried; only a close ends the thread.
+          try {
+            if (stopNow) {
+              stoppedWith(failure);
+            } else {
+              failed(failure);
+            }
+          } catch (Throwable whileRecording) {
+            // For example out of memory while logging: the retry below still happens.
+          }
           if (stopNow) {
-            stoppedWith(failure);
             return;
           }
-          failed(failure);
           pause(backoffMillis);
           backoffMillis = Math.min(backoffMillis * 2, retryMaxMillis);
         }
@@ -825,7 +832,8 @@ public final class JournalAccounting implements Accounting {
       closed = true;
       handoff.lock();
       try {
-        if (cursor != null && !reading) {
+        // The settlers have stopped (or are abandoned after the stop timeout).
+        if (cursor != null) {
           closeQuietly(cursor);
           cursor = null;
         }

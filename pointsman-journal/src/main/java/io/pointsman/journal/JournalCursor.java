@@ -7,6 +7,7 @@ import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.zip.CRC32C;
 
 /**
@@ -106,13 +107,13 @@ final class JournalCursor implements Closeable {
 
   private boolean openSegment() throws IOException {
     for (int attempt = 0; attempt < 8; attempt++) {
-      Map<Long, SegmentState> index = journal.readableSegments();
-      Map.Entry<Long, SegmentState> entry = journal.readableSegments().floorEntry(next);
+      ConcurrentSkipListMap<Long, SegmentState> index = journal.readableSegments();
+      Map.Entry<Long, SegmentState> entry = index.floorEntry(next);
       if (entry == null) {
         // Everything before the oldest segment still there was delivered and reclaimed.
-        entry = journal.readableSegments().firstEntry();
+        entry = index.firstEntry();
       }
-      if (entry == null || index.isEmpty()) {
+      if (entry == null) {
         return false;
       }
       SegmentState candidate = entry.getValue();
