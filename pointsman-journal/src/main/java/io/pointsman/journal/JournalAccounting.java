@@ -9,9 +9,13 @@ import io.pointsman.spi.DispatchIntent;
 import io.pointsman.spi.InterruptedCall;
 import io.pointsman.spi.Settlement;
 import io.pointsman.spi.UsageRecord;
+import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,9 +23,10 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,15 +41,31 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Record units: the first attempt's intent carries the request intent and is one record (one
  * unit under one force); each later attempt adds one dispatch record; the settled record closes
- * the call. At {@link Builder#open()} recovery hands settlement every settled record it had not
- * confirmed, and every call with an intent but no settled record as an {@link InterruptedCall}
- * (an {@code UNKNOWN} outcome; a later attempt's intent without the request intent is an
- * {@code UNKNOWN} send). Replaying is safe: settlement is idempotent on event id.
+ * the call (and names its intents' sequence numbers). At {@link Builder#open()} recovery hands
+ * settlement every settled record it had not confirmed, and every call with an intent but no
+ * settled record as an {@link InterruptedCall} (an {@code UNKNOWN} outcome; a later attempt's
+ * intent without the request intent is an {@code UNKNOWN} send). Replaying is safe: settlement
+ * is idempotent on event id. Opening never waits for settlement: the process starts and serves
+ * while the database is down.
+ *
+ * <p><b>The journal is the buffer.</b> At most {@link Builder#queueCapacity(int)} records wait in
+ * memory. When settlement falls further behind, later records are not kept in memory: the
+ * settlers read them back from the journal, by sequence number, once the queue is empty, and go
+ * back to the queue when they have caught up. The journal itself is bounded by {@link
+ * Builder#maxJournalBytes(long)}: at the limit, new calls are refused with a 503 whose cause is a
+ * {@link JournalFullException} (fail closed: the dispatch intent cannot be recorded, so the
+ * provider is not called) until settlement catches up.
+ *
+ * <p><b>Supervised settlers.</b> A settler never stops on a failure, {@link Error}s included:
+ * a batch that does not commit, or whose delivered marks cannot be written yet, is retried with
+ * bounded exponential backoff ({@link Builder#retryBackoff(Duration, Duration)}). {@link
+ * #settlerState()} tells a health check whether settlement is running, since when it is stalled,
+ * the backlog, the last error and the last success.
  *
  * <p>A journal failure (write, force, full device) poisons the journal: intents can no longer
- * be recorded, so the gateway calls no provider, and the error says to restart the host.
- * Settlement failures never reach callers (unless synchronous settlement is asked for): the
- * batch stays in the journal and is retried with backoff.
+ * be recorded, so the gateway calls no provider, and the error says to restart the host. A
+ * failed force is never retried. Settlement failures never reach callers (unless synchronous
+ * settlement is asked for).
  *
  * <pre>{@code
  * JournalAccounting accounting = JournalAccounting.builder(
@@ -56,6 +77,15 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe.
  */
 public final class JournalAccounting implements Accounting {
+  /** Default number of records waiting for settlement in memory. */
+  public static final int DEFAULT_QUEUE_CAPACITY = 10_000;
+  /** Default journal size limit: 4 GiB of segments holding unsettled records. */
+  public static final long DEFAULT_MAX_JOURNAL_BYTES = 4L << 30;
+  /** Default first retry pause after a settlement failure. */
+  public static final Duration DEFAULT_RETRY_INITIAL = Duration.ofMillis(50);
+  /** Default longest retry pause after settlement failures. */
+  public static final Duration DEFAULT_RETRY_MAX = Duration.ofSeconds(5);
+
   private static final Logger LOG = LoggerFactory.getLogger(JournalAccounting.class);
   private static final long[] NONE = new long[0];
 
@@ -63,44 +93,85 @@ public final class JournalAccounting implements Accounting {
     long[] sequences();
   }
 
-  private record SettleWork(UsageRecord record, long[] sequences) implements Work {}
+  private record SettleWork(UsageRecord record, long settledSequence, long[] sequences)
+      implements Work {}
 
   private record InterruptWork(InterruptedCall call, long[] sequences) implements Work {}
 
   private final SegmentedJournal journal;
   private final Settlement settlement;
+  private final Clock clock;
   private final boolean synchronous;
   private final int maxBatch;
+  private final int queueCapacity;
+  private final long maxJournalBytes;
+  private final long retryInitialMillis;
+  private final long retryMaxMillis;
   private final Duration drainTimeout;
   private final RecoveryReport recovery;
   private final Map<String, long[]> openIntents = new ConcurrentHashMap<>();
-  private final LinkedBlockingQueue<Work> queue = new LinkedBlockingQueue<>();
+
+  // The hand-over to the settlers. Guarded by handoff.
+  private final ReentrantLock handoff = new ReentrantLock();
+  private final Condition workAvailable = handoff.newCondition();
+  private final ArrayDeque<Work> queue = new ArrayDeque<>();
+  /** Records from spillFrom on were not queued: the settlers read them from the journal. */
+  private boolean overflowing;
+  private long spillFrom;
+  private long lastSpilled;
+  private JournalCursor cursor;
+  private long cursorNext;
+  private boolean reading;
+
   private final AtomicLong inFlight = new AtomicLong();
   private final AtomicLong settled = new AtomicLong();
   private final AtomicLong interrupted = new AtomicLong();
   private final AtomicLong settlementFailures = new AtomicLong();
-  private final List<Thread> settlers = new ArrayList<>();
+  private final AtomicLong overflowedRecords = new AtomicLong();
+  private final AtomicLong refusedCalls = new AtomicLong();
+  private final AtomicLong consecutiveFailures = new AtomicLong();
+  private volatile Instant stalledSince;
+  private volatile Instant lastSuccessAt;
+  private volatile Instant lastErrorAt;
+  private volatile String lastError;
+  private final List<Settler> settlers = new ArrayList<>();
   private volatile boolean closing;
   private volatile boolean stopNow;
   private volatile boolean closed;
 
   private JournalAccounting(Builder b) {
-    this.journal = SegmentedJournal.open(b.config);
+    long limit = b.maxJournalBytes;
+    int segment = b.config.segmentBytes();
+    if (limit < 0) {
+      limit = Math.max(DEFAULT_MAX_JOURNAL_BYTES, 4L * segment);
+    } else if (limit > 0 && limit < 2L * segment) {
+      throw new IllegalArgumentException("maxJournalBytes " + limit + " is less than two"
+          + " segments of " + segment + " bytes");
+    }
+    this.maxJournalBytes = limit;
     this.settlement = b.settlement;
+    this.clock = b.clock;
     this.synchronous = b.synchronous;
     this.maxBatch = b.maxBatch;
+    this.queueCapacity = b.queueCapacity;
+    this.retryInitialMillis = Math.max(1, b.retryInitial.toMillis());
+    this.retryMaxMillis = Math.max(retryInitialMillis, b.retryMax.toMillis());
     this.drainTimeout = b.drainTimeout;
+    this.journal = SegmentedJournal.open(b.config);
     try {
       this.recovery = recover(b.clock);
     } catch (RuntimeException e) {
       journal.close();
       throw e;
     }
+    // The records were decoded into the report and the queue; the journal need not keep them.
+    journal.forgetRecovered();
     for (int i = 0; i < b.settlerThreads; i++) {
-      Thread settler = new Thread(this::settleLoop, "pointsman-settler-" + (i + 1));
-      settler.setDaemon(true);
+      Settler settler = new Settler("pointsman-settler-" + (i + 1));
       settlers.add(settler);
-      settler.start();
+    }
+    for (Settler settler : settlers) {
+      settler.thread.start();
     }
   }
 
@@ -136,6 +207,7 @@ public final class JournalAccounting implements Accounting {
     List<UsageRecord> resettled = new ArrayList<>();
     List<InterruptedCall> interruptedCalls = new ArrayList<>();
     List<Long> alreadySettled = new ArrayList<>();
+    List<SettleWork> toSettle = new ArrayList<>();
     int unknownSends = 0;
     for (Event e : events.values()) {
       long[] undeliveredIntents = e.intents.stream().filter(r -> !r.delivered())
@@ -144,8 +216,8 @@ public final class JournalAccounting implements Accounting {
         if (!e.settledRecord.delivered()) {
           UsageRecord record = UsageCodec.decodeRecord(e.settledRecord.payload());
           resettled.add(record);
-          queue.add(new SettleWork(record, append(undeliveredIntents,
-              e.settledRecord.sequence())));
+          toSettle.add(new SettleWork(record, e.settledRecord.sequence(),
+              append(undeliveredIntents, e.settledRecord.sequence())));
         } else {
           for (long s : undeliveredIntents) {
             alreadySettled.add(s);
@@ -161,7 +233,22 @@ public final class JournalAccounting implements Accounting {
         InterruptedCall call = new InterruptedCall(UsageCodec.decodeIntent(last.payload()),
             e.intents.size(), requestIntent, clock.now());
         interruptedCalls.add(call);
+        // Interrupted calls stay in memory: at most the calls in flight at each crash.
         queue.add(new InterruptWork(call, undeliveredIntents));
+      }
+    }
+    // The oldest records wait in memory, up to the queue's capacity; the settlers read the
+    // rest back from the journal (records the queue holds too are handed over twice, which
+    // settlement absorbs).
+    toSettle.sort(Comparator.comparingLong(SettleWork::settledSequence));
+    for (SettleWork w : toSettle) {
+      if (overflowing) {
+        lastSpilled = w.settledSequence();
+        overflowedRecords.incrementAndGet();
+      } else if (queue.size() < queueCapacity) {
+        queue.add(w);
+      } else {
+        startOverflow(w.settledSequence());
       }
     }
     if (!alreadySettled.isEmpty()) {
@@ -182,6 +269,8 @@ public final class JournalAccounting implements Accounting {
   public void dispatched(DispatchIntent intent) {
     Objects.requireNonNull(intent, "intent");
     checkOpen(Stages.PROVIDER_ATTEMPT);
+    checkRoom(Stages.PROVIDER_ATTEMPT, "the dispatch intent cannot be recorded; the provider"
+        + " was not called");
     byte type = intent.attempt() == 1 ? UsageCodec.REQUEST_AND_DISPATCH : UsageCodec.DISPATCH;
     long sequence = appendDurably(type, UsageCodec.encode(intent), Stages.PROVIDER_ATTEMPT,
         "dispatch intent");
@@ -193,25 +282,82 @@ public final class JournalAccounting implements Accounting {
   public void settled(UsageRecord record) {
     Objects.requireNonNull(record, "record");
     checkOpen(Stages.LEDGER_WRITE);
-    long sequence = appendDurably(UsageCodec.SETTLED, UsageCodec.encode(record),
-        Stages.LEDGER_WRITE, "usage record");
+    if (record.attempts() == 0) {
+      // A call that reached no provider cost nothing; at the limit its record is refused with
+      // it, so refused calls cannot grow a full journal. Records of dispatched calls are always
+      // written: at most one per call in flight.
+      checkRoom(Stages.LEDGER_WRITE, "the usage record of a call that reached no provider is"
+          + " not recorded");
+    }
     long[] intents = openIntents.remove(record.eventId());
-    long[] sequences = append(intents == null ? NONE : intents, sequence);
+    long[] intentSequences = intents == null ? NONE : intents;
+    long sequence = appendDurably(UsageCodec.SETTLED,
+        UsageCodec.encode(record, intentSequences), Stages.LEDGER_WRITE, "usage record");
+    SettleWork work = new SettleWork(record, sequence, append(intentSequences, sequence));
     if (!synchronous) {
-      queue.add(new SettleWork(record, sequences));
+      offer(work);
       return;
     }
     try {
       settlement.settle(List.of(record));
     } catch (RuntimeException e) {
       settlementFailures.incrementAndGet();
-      queue.add(new SettleWork(record, sequences));
+      offer(work);
       throw PointsmanException.failure(Status.UNAVAILABLE, Stages.LEDGER_WRITE, "the usage"
           + " record is durable in the journal but synchronous settlement failed; it will be"
           + " retried", e);
     }
     settled.incrementAndGet();
-    await(journal.markDelivered(sequences), Stages.LEDGER_WRITE, "delivered marks");
+    await(journal.markDelivered(work.sequences()), Stages.LEDGER_WRITE, "delivered marks");
+  }
+
+  private void checkRoom(String stage, String consequence) {
+    if (maxJournalBytes == 0) {
+      return;
+    }
+    long held = journal.retainedBytes();
+    if (held >= maxJournalBytes) {
+      refusedCalls.incrementAndGet();
+      throw PointsmanException.failure(Status.UNAVAILABLE, stage, consequence + ": the"
+          + " journal is full until settlement catches up", new JournalFullException(held,
+              maxJournalBytes));
+    }
+  }
+
+  /** Hands a durable record to the settlers: queued, or left in the journal to be read back. */
+  private void offer(SettleWork work) {
+    handoff.lock();
+    try {
+      if (overflowing) {
+        if (work.settledSequence() >= spillFrom) {
+          lastSpilled = Math.max(lastSpilled, work.settledSequence());
+          overflowedRecords.incrementAndGet();
+          return;
+        }
+        // Appended before the overflow began, so the journal reader starts after it: queued,
+        // beyond the capacity by at most the callers in flight.
+        queue.add(work);
+      } else if (queue.size() < queueCapacity) {
+        queue.add(work);
+      } else {
+        startOverflow(work.settledSequence());
+      }
+      workAvailable.signal();
+    } finally {
+      handoff.unlock();
+    }
+  }
+
+  /** Called with the hand-off lock held (or before the settlers start). */
+  private void startOverflow(long sequence) {
+    overflowing = true;
+    spillFrom = sequence;
+    lastSpilled = sequence;
+    cursorNext = sequence;
+    overflowedRecords.incrementAndGet();
+    LOG.warn("settlement is {} records behind: later records stay in the journal (from"
+        + " sequence {}) and are read back from it when the queue is empty", queue.size(),
+        sequence);
   }
 
   private long appendDurably(byte type, byte[] payload, String stage, String what) {
@@ -252,92 +398,264 @@ public final class JournalAccounting implements Accounting {
     }
   }
 
-  private void settleLoop() {
-    List<Work> batch = new ArrayList<>(maxBatch);
-    while (true) {
-      Work first;
-      try {
-        first = queue.poll(100, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        if (stopNow) {
-          return;
+  // ---- settlers -------------------------------------------------------------------------
+
+  /**
+   * One settler thread. It holds at most one batch at a time and keeps it until the batch is
+   * committed and marked, whatever is thrown meanwhile: a failure is recorded and the step
+   * retried after a pause, so the thread never ends before the accounting closes.
+   */
+  private final class Settler implements Runnable {
+    final Thread thread;
+    private List<Work> pending;
+    private boolean committed;
+    private long backoffMillis = retryInitialMillis;
+
+    Settler(String name) {
+      this.thread = new Thread(this, name);
+      thread.setDaemon(true);
+    }
+
+    @Override
+    public void run() {
+      while (true) {
+        try {
+          if (step()) {
+            return;
+          }
+        } catch (Throwable failure) {
+          // Errors included: the batch stays held (it is durable in the journal anyway) and
+          // the step is retried; only a close ends the thread.
+          try {
+            if (stopNow) {
+              stoppedWith(failure);
+            } else {
+              failed(failure);
+            }
+          } catch (Throwable whileRecording) {
+            // For example out of memory while logging: the retry below still happens.
+          }
+          if (stopNow) {
+            return;
+          }
+          pause(backoffMillis);
+          backoffMillis = Math.min(backoffMillis * 2, retryMaxMillis);
         }
-        continue;
       }
-      if (first == null) {
-        if (closing && inFlight.get() == 0 && queue.isEmpty()) {
-          return;
+    }
+
+    /** Does one unit of work; returns true when the settler must stop. */
+    private boolean step() throws IOException {
+      if (pending == null) {
+        List<Work> next = take();
+        if (next == null) {
+          return true;
         }
-        continue;
+        if (next.isEmpty()) {
+          pause(10);
+          return stopNow;
+        }
+        pending = next;
+        committed = false;
       }
-      batch.clear();
-      batch.add(first);
-      queue.drainTo(batch, maxBatch - 1);
-      inFlight.addAndGet(batch.size());
-      try {
-        if (!deliver(batch)) {
-          return;
-        }
-      } finally {
-        inFlight.addAndGet(-batch.size());
+      if (!committed) {
+        commit(pending);
+        committed = true;
+        succeeded();
+        backoffMillis = retryInitialMillis;
+      }
+      mark(pending);
+      inFlight.addAndGet(-pending.size());
+      pending = null;
+      return false;
+    }
+
+    private void stoppedWith(Throwable failure) {
+      if (pending != null) {
+        LOG.warn("settlement of {} records did not complete before shutdown ({}); they stay in"
+            + " the journal for the next start", pending.size(), failure.toString());
       }
     }
   }
 
-  /** Settles one batch until it commits; returns false when the settler must stop. */
-  private boolean deliver(List<Work> batch) {
+  /**
+   * Returns the next batch: from the queue, else (while overflowing) read from the journal;
+   * empty when there was nothing to read yet; null when the settler must stop.
+   */
+  private List<Work> take() throws IOException {
+    JournalCursor reader;
+    handoff.lock();
+    try {
+      while (true) {
+        if (stopNow) {
+          return null;
+        }
+        if (!queue.isEmpty()) {
+          List<Work> batch = new ArrayList<>(Math.min(maxBatch, queue.size()));
+          while (batch.size() < maxBatch && !queue.isEmpty()) {
+            batch.add(queue.poll());
+          }
+          inFlight.addAndGet(batch.size());
+          return batch;
+        }
+        if (overflowing && !reading) {
+          reading = true;
+          if (cursor == null) {
+            cursor = journal.cursor(spillFrom);
+          }
+          reader = cursor;
+          break;
+        }
+        if (closing && !overflowing && inFlight.get() == 0) {
+          return null;
+        }
+        try {
+          workAvailable.await(100, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          if (stopNow) {
+            return null;
+          }
+        }
+      }
+    } finally {
+      handoff.unlock();
+    }
+    List<RecoveredRecord> read = NOTHING_READ;
+    try {
+      read = reader.read(maxBatch, UsageCodec.SETTLED);
+    } finally {
+      handoff.lock();
+      try {
+        reading = false;
+        cursorNext = reader.next();
+        if (read.size() < maxBatch && reader.next() > lastSpilled) {
+          // Caught up: every record left in the journal has been read; new records are queued
+          // again.
+          overflowing = false;
+          cursor = null;
+          LOG.info("settlement caught up with the records left in the journal");
+          closeQuietly(reader);
+        }
+        inFlight.addAndGet(read.size());
+        workAvailable.signalAll();
+      } finally {
+        handoff.unlock();
+      }
+    }
+    List<Work> batch = new ArrayList<>(read.size());
+    for (RecoveredRecord r : read) {
+      try {
+        UsageCodec.Settled decoded = UsageCodec.decodeSettled(r.payload());
+        batch.add(new SettleWork(decoded.record(), r.sequence(),
+            append(decoded.intentSequences(), r.sequence())));
+      } catch (RuntimeException e) {
+        // Never expected of a record that passed its checksum; it stays undelivered, and the
+        // next start's recovery refuses it with the same error.
+        inFlight.decrementAndGet();
+        failed(e);
+        LOG.error("journal record {} could not be decoded; it is left for recovery",
+            r.sequence(), e);
+      }
+    }
+    return batch;
+  }
+
+  private static final List<RecoveredRecord> NOTHING_READ = List.of();
+
+  private static void closeQuietly(JournalCursor reader) {
+    try {
+      reader.close();
+    } catch (IOException e) {
+      LOG.debug("closing a journal cursor failed", e);
+    }
+  }
+
+  /** Commits one batch; throws when it did not commit. */
+  private void commit(List<Work> batch) {
     List<InterruptedCall> calls = new ArrayList<>();
     List<UsageRecord> records = new ArrayList<>();
-    long[] sequences = NONE;
     for (Work w : batch) {
       if (w instanceof InterruptWork iw) {
         calls.add(iw.call());
       } else {
         records.add(((SettleWork) w).record());
       }
-      sequences = concat(sequences, w.sequences());
     }
-    long backoffMillis = 50;
-    while (true) {
-      try {
-        if (!calls.isEmpty()) {
-          settlement.interrupted(calls);
-        }
-        if (!records.isEmpty()) {
-          settlement.settle(records);
-        }
-        break;
-      } catch (RuntimeException e) {
-        settlementFailures.incrementAndGet();
-        if (stopNow) {
-          LOG.warn("settlement of {} records did not commit before shutdown; they stay in the"
-              + " journal for the next start", batch.size());
-          return false;
-        }
-        LOG.warn("settlement of {} records failed; retrying in {} ms", batch.size(),
-            backoffMillis, e);
-        try {
-          Thread.sleep(backoffMillis);
-        } catch (InterruptedException ie) {
-          if (stopNow) {
-            return false;
-          }
-        }
-        backoffMillis = Math.min(backoffMillis * 2, 5_000);
-      }
+    if (!calls.isEmpty()) {
+      settlement.interrupted(calls);
+    }
+    if (!records.isEmpty()) {
+      settlement.settle(records);
     }
     interrupted.addAndGet(calls.size());
     settled.addAndGet(records.size());
-    try {
-      if (sequences.length > 0) {
-        journal.markDelivered(sequences).join();
-      }
-    } catch (RuntimeException e) {
-      // The batch is committed; without its marks it is replayed (idempotently) next start.
-      LOG.error("delivered marks could not be written; the journal needs a restart", e);
-      return false;
+  }
+
+  /**
+   * Writes the delivered marks of a committed batch. Throws (to be retried) when they could not
+   * be written yet, for example because the journal's queue is full; returns without them when
+   * the journal is poisoned or closed: the batch is committed and is handed over again,
+   * idempotently, at the next start. A failed force is never retried: the poisoned journal
+   * refuses the marks at once.
+   */
+  private void mark(List<Work> batch) {
+    long[] sequences = NONE;
+    for (Work w : batch) {
+      sequences = concat(sequences, w.sequences());
     }
-    return true;
+    if (sequences.length == 0) {
+      return;
+    }
+    try {
+      journal.markDelivered(sequences).join();
+    } catch (CompletionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      if (!giveUpMarks(cause, batch.size())) {
+        throw e;
+      }
+    } catch (JournalPoisonedException | JournalClosedException e) {
+      giveUpMarks(e, batch.size());
+    }
+  }
+
+  private boolean giveUpMarks(Throwable cause, int records) {
+    if (cause instanceof JournalPoisonedException || cause instanceof JournalClosedException) {
+      LOG.error("the delivered marks of {} settled records cannot be written ({}); they are"
+          + " handed to settlement again at the next start", records, cause.getMessage());
+      return true;
+    }
+    return false;
+  }
+
+  private void succeeded() {
+    lastSuccessAt = clock.now();
+    stalledSince = null;
+    consecutiveFailures.set(0);
+  }
+
+  private void failed(Throwable failure) {
+    settlementFailures.incrementAndGet();
+    consecutiveFailures.incrementAndGet();
+    Instant now;
+    try {
+      now = clock.now();
+    } catch (RuntimeException e) {
+      now = Instant.now();
+    }
+    if (stalledSince == null) {
+      stalledSince = now;
+    }
+    lastErrorAt = now;
+    lastError = failure.getClass().getName() + ": " + failure.getMessage();
+    LOG.warn("settlement failed ({} in a row); retrying", consecutiveFailures.get(), failure);
+  }
+
+  private void pause(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      // Only close() interrupts a settler, after setting stopNow; the caller checks it.
+    }
   }
 
   /**
@@ -351,15 +669,54 @@ public final class JournalAccounting implements Accounting {
 
   /**
    * Returns how many records and interrupted calls wait for settlement or are being settled.
+   * While the queue overflows into the journal, the records left there are estimated from
+   * journal sequence numbers (which also count intents and marks), at least 1.
    *
    * @return the backlog
    */
   public long backlog() {
-    return queue.size() + inFlight.get();
+    handoff.lock();
+    try {
+      long spilled = overflowing ? Math.max(1, lastSpilled - cursorNext + 1) : 0;
+      return queue.size() + inFlight.get() + spilled;
+    } finally {
+      handoff.unlock();
+    }
+  }
+
+  /** The records waiting in memory (tests check the bound). */
+  int queuedInMemory() {
+    handoff.lock();
+    try {
+      return queue.size();
+    } finally {
+      handoff.unlock();
+    }
   }
 
   /**
-   * Returns how many usage records settlement has committed since this accounting opened.
+   * Returns a snapshot of the settlement hand-over for health checks.
+   *
+   * @return the state; never null
+   */
+  public SettlerState settlerState() {
+    boolean running = !closed && settlers.stream().allMatch(s -> s.thread.isAlive());
+    boolean over;
+    handoff.lock();
+    try {
+      over = overflowing;
+    } finally {
+      handoff.unlock();
+    }
+    long retained = journal.retainedBytes();
+    return new SettlerState(running, stalledSince, backlog(), lastError, lastErrorAt,
+        lastSuccessAt, consecutiveFailures.get(), over, journal.isPoisoned(), retained,
+        maxJournalBytes, maxJournalBytes > 0 && retained >= maxJournalBytes);
+  }
+
+  /**
+   * Returns how many usage records settlement has committed since this accounting opened
+   * (a record handed over twice, which settlement absorbs, counts twice).
    *
    * @return the count
    */
@@ -377,12 +734,33 @@ public final class JournalAccounting implements Accounting {
   }
 
   /**
-   * Returns how many settlement attempts failed (and were retried).
+   * Returns how many settlement steps failed (and were retried): commits, delivered marks,
+   * journal reads.
    *
    * @return the count
    */
   public long settlementFailures() {
     return settlementFailures.get();
+  }
+
+  /**
+   * Returns how many records were left in the journal, not queued, because the queue was
+   * full.
+   *
+   * @return the count since open
+   */
+  public long overflowedRecords() {
+    return overflowedRecords.get();
+  }
+
+  /**
+   * Returns how many dispatch intents and records were refused because the journal was at its
+   * size limit.
+   *
+   * @return the count since open
+   */
+  public long refusedCalls() {
+    return refusedCalls.get();
   }
 
   /**
@@ -403,7 +781,7 @@ public final class JournalAccounting implements Accounting {
   public boolean awaitDrained(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (backlog() > 0) {
-      if (System.nanoTime() > deadline || settlers.stream().noneMatch(Thread::isAlive)) {
+      if (System.nanoTime() > deadline || settlers.stream().noneMatch(s -> s.thread.isAlive())) {
         return false;
       }
       try {
@@ -423,29 +801,45 @@ public final class JournalAccounting implements Accounting {
    */
   @Override
   public void close() {
-    if (closed) {
+    if (closing) {
       return;
     }
-    closed = true;
     closing = true;
+    handoff.lock();
+    try {
+      workAvailable.signalAll();
+    } finally {
+      handoff.unlock();
+    }
     try {
       long deadline = System.nanoTime() + drainTimeout.toNanos();
-      for (Thread settler : settlers) {
+      for (Settler settler : settlers) {
         // join(0) would wait forever: a zero drain timeout means do not wait.
-        settler.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        settler.thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
       }
-      if (settlers.stream().anyMatch(Thread::isAlive)) {
+      if (settlers.stream().anyMatch(s -> s.thread.isAlive())) {
         stopNow = true;
-        for (Thread settler : settlers) {
-          settler.interrupt();
+        for (Settler settler : settlers) {
+          settler.thread.interrupt();
         }
-        for (Thread settler : settlers) {
-          settler.join(5_000);
+        for (Settler settler : settlers) {
+          settler.thread.join(5_000);
         }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
+      closed = true;
+      handoff.lock();
+      try {
+        // The settlers have stopped (or are abandoned after the stop timeout).
+        if (cursor != null) {
+          closeQuietly(cursor);
+          cursor = null;
+        }
+      } finally {
+        handoff.unlock();
+      }
       journal.close();
     }
   }
@@ -469,6 +863,10 @@ public final class JournalAccounting implements Accounting {
     private boolean synchronous;
     private int maxBatch = 500;
     private int settlerThreads = 1;
+    private int queueCapacity = DEFAULT_QUEUE_CAPACITY;
+    private long maxJournalBytes = -1;
+    private Duration retryInitial = DEFAULT_RETRY_INITIAL;
+    private Duration retryMax = DEFAULT_RETRY_MAX;
     private Duration drainTimeout = Duration.ofSeconds(10);
     private Clock clock = Clock.system();
 
@@ -523,6 +921,68 @@ public final class JournalAccounting implements Accounting {
     }
 
     /**
+     * Sets how many records may wait for settlement in memory; beyond that, records stay only
+     * in the journal and the settlers read them back from it once the queue is empty. Each
+     * queued record costs about half a kilobyte of heap. Default: {@link
+     * #DEFAULT_QUEUE_CAPACITY}.
+     *
+     * @param value 1 to 1,000,000
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder queueCapacity(int value) {
+      if (value < 1 || value > 1_000_000) {
+        throw new IllegalArgumentException("queueCapacity must be between 1 and 1000000: "
+            + value);
+      }
+      this.queueCapacity = value;
+      return this;
+    }
+
+    /**
+     * Sets the journal size limit: once the segment files holding unsettled records reach it
+     * ({@link SegmentedJournal#retainedBytes()}), new dispatch intents, and the usage records of
+     * calls that reached no provider, are refused with a 503 caused by {@link
+     * JournalFullException}; the provider is not called. Records of calls already dispatched
+     * are still written, so the files may exceed the limit by those, plus the preallocated
+     * next segment. Default: {@link #DEFAULT_MAX_JOURNAL_BYTES} (or four segments, if more).
+     *
+     * @param bytes the limit, at least two segments; 0 for no limit
+     * @return this builder
+     * @throws IllegalArgumentException if negative ({@link #open()} also refuses a limit below
+     *     two segments)
+     */
+    public Builder maxJournalBytes(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("maxJournalBytes must not be negative: " + bytes);
+      }
+      this.maxJournalBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Sets the pauses between retries of a failed settlement step: the first pause, doubled
+     * after each further failure up to the longest. Default: {@link #DEFAULT_RETRY_INITIAL} to
+     * {@link #DEFAULT_RETRY_MAX}.
+     *
+     * @param initial the first pause, at least 1 ms
+     * @param max the longest pause, at least {@code initial}
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder retryBackoff(Duration initial, Duration max) {
+      Objects.requireNonNull(initial, "initial");
+      Objects.requireNonNull(max, "max");
+      if (initial.toMillis() < 1 || max.compareTo(initial) < 0) {
+        throw new IllegalArgumentException("retry backoff needs 1 ms <= initial <= max: "
+            + initial + ", " + max);
+      }
+      this.retryInitial = initial;
+      this.retryMax = max;
+      return this;
+    }
+
+    /**
      * Sets how long {@link JournalAccounting#close()} waits for the backlog to settle.
      * Default: 10 seconds.
      *
@@ -555,6 +1015,8 @@ public final class JournalAccounting implements Accounting {
      *
      * @return the accounting
      * @throws JournalCorruptedException when recovery finds corruption (nothing is modified)
+     * @throws JournalLockedException when another journal holds the directory
+     * @throws IllegalArgumentException when the journal size limit is below two segments
      * @throws JournalException when the journal cannot be opened
      */
     public JournalAccounting open() {

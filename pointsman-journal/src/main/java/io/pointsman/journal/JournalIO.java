@@ -87,12 +87,41 @@ public interface JournalIO {
   List<Path> list(Path directory) throws IOException;
 
   /**
-   * Creates a directory and any missing parents; does nothing if it exists.
+   * Creates a directory and any missing parents; does nothing if it exists. A new directory's
+   * entry is not durable until its parent is synced with {@link #syncDirectory(Path)}, which is
+   * why the directories created are returned.
    *
    * @param directory the directory to create
+   * @return the directories this call created, outermost first; empty if it existed
    * @throws IOException if it cannot be created
    */
-  void createDirectories(Path directory) throws IOException;
+  List<Path> createDirectories(Path directory) throws IOException;
+
+  /**
+   * Takes the exclusive lock of a journal directory, held until the returned handle is closed.
+   * It excludes every other holder: another process (through a lock on a file in the
+   * directory, released by the operating system when the holder dies) and another opener in
+   * the same process. The holder's description is kept where a refused opener can read it.
+   *
+   * @param directory the journal directory, which exists
+   * @param holder who takes the lock (process id, host, start time), for the refusal message
+   * @return the held lock
+   * @throws JournalLockedException if someone else holds the lock
+   * @throws IOException if the lock file cannot be created or locked
+   */
+  DirectoryLock lock(Path directory, String holder) throws IOException;
+
+  /** A held directory lock; {@link #close()} releases it. */
+  interface DirectoryLock extends Closeable {
+
+    /**
+     * Releases the lock. Idempotent.
+     *
+     * @throws IOException if releasing fails; the lock is released when the process ends
+     */
+    @Override
+    void close() throws IOException;
+  }
 
   /**
    * An open file. Positional reads and writes only; a handle has no file pointer. Handles are

@@ -16,9 +16,14 @@ public final class JournalMetrics {
   private final int queueDepth;
   private final Histogram batchRecords;
   private final Histogram forceLatencyNanos;
+  private final long retainedBytes;
+  private final long undeliveredRecords;
 
   JournalMetrics(long appends, long units, long forces, long bytesWritten, long segmentsCreated,
-      long segmentsDeleted, int queueDepth, Histogram batchRecords, Histogram forceLatencyNanos) {
+      long segmentsDeleted, int queueDepth, Histogram batchRecords, Histogram forceLatencyNanos,
+      long retainedBytes, long undeliveredRecords) {
+    this.retainedBytes = retainedBytes;
+    this.undeliveredRecords = undeliveredRecords;
     this.appends = appends;
     this.units = units;
     this.forces = forces;
@@ -104,6 +109,25 @@ public final class JournalMetrics {
   }
 
   /**
+   * Returns the bytes of segment files holding records not all delivered (see {@link
+   * SegmentedJournal#retainedBytes()}).
+   *
+   * @return bytes
+   */
+  public long retainedBytes() {
+    return retainedBytes;
+  }
+
+  /**
+   * Returns how many caller records were durable and not yet marked delivered.
+   *
+   * @return the count
+   */
+  public long undeliveredRecords() {
+    return undeliveredRecords;
+  }
+
+  /**
    * Returns the distribution of records covered by each force.
    *
    * @return a copy of the histogram
@@ -127,6 +151,7 @@ public final class JournalMetrics {
         + ", forcesPerAppend=" + String.format("%.4f", forcesPerAppend())
         + ", meanBatchRecords=" + String.format("%.1f", batchRecords.getMean())
         + ", forceP50Micros=" + forceLatencyNanos.getValueAtPercentile(50) / 1000
-        + ", queueDepth=" + queueDepth + "]";
+        + ", queueDepth=" + queueDepth + ", retainedBytes=" + retainedBytes
+        + ", undeliveredRecords=" + undeliveredRecords + "]";
   }
 }

@@ -2,17 +2,22 @@ package io.pointsman.journal;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -65,6 +70,11 @@ import org.slf4j.LoggerFactory;
  * is sealed and every caller record in it and in all older segments is delivered; deletion goes
  * oldest first, so a mark is never deleted while the record it covers still exists.
  *
+ * <p><b>Exclusive.</b> {@link #open} takes an exclusive lock on the directory (a {@code
+ * journal.lock} file holding the holder's process id, host and start time) until {@link
+ * #close()}; a second opener, in another process or in this one, fails with {@link
+ * JournalLockedException} naming the holder.
+ *
  * <p>Futures are completed on the I/O thread. Dependent stages attached without an executor run
  * there too: keep them short and never block in them, or use the {@code ...Async} variants.
  */
@@ -88,9 +98,20 @@ public final class SegmentedJournal implements AutoCloseable {
   private final int queueCapacity;
   private final long enqueueTimeoutNanos;
   private final int preallocationChunkBytes;
-  private final List<RecoveredRecord> recovered;
+  private volatile List<RecoveredRecord> recovered;
   private final Defect defect;
   private final Thread ioThread;
+  private final JournalIO.DirectoryLock directoryLock;
+  /**
+   * Segments holding records, by first sequence, for readers on other threads: they use only
+   * the final fields (id, path, first sequence). Updated by the owning thread before a segment
+   * is written to and before its file is deleted.
+   */
+  private final ConcurrentSkipListMap<Long, SegmentState> readable = new ConcurrentSkipListMap<>();
+  /** One past the last sequence number covered by a force that returned. */
+  private volatile long durableEnd;
+  private volatile long undeliveredPublished;
+  private volatile int retainedSegments;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notEmpty = lock.newCondition();
@@ -122,6 +143,7 @@ public final class SegmentedJournal implements AutoCloseable {
   private long nextSequence;
   private ByteBuffer buffer = ByteBuffer.allocateDirect(64 << 10);
   private ByteBuffer zeros;
+  private long undelivered;
 
   private final AtomicLong appends = new AtomicLong();
   private final AtomicLong units = new AtomicLong();
@@ -133,7 +155,9 @@ public final class SegmentedJournal implements AutoCloseable {
   private final Histogram batchRecords = new Histogram(3);
   private final Histogram forceLatencyNanos = new Histogram(3);
 
-  private SegmentedJournal(JournalConfig config, JournalRecovery.Result recovery, Defect defect) {
+  private SegmentedJournal(JournalConfig config, JournalRecovery.Result recovery, Defect defect,
+      JournalIO.DirectoryLock directoryLock) {
+    this.directoryLock = directoryLock;
     this.io = config.io();
     this.directory = config.directory();
     this.segmentBytes = config.segmentBytes();
@@ -147,7 +171,11 @@ public final class SegmentedJournal implements AutoCloseable {
     this.nextSequence = recovery.nextSequence;
     for (SegmentState state : recovery.segments) {
       segmentsBySequence.put(state.firstSequence, state);
+      readable.put(state.firstSequence, state);
+      undelivered += state.undeliveredCount();
     }
+    this.durableEnd = recovery.nextSequence;
+    publishCounts();
     if (!recovery.segments.isEmpty()) {
       active = recovery.segments.get(recovery.segments.size() - 1);
       activeFile = recovery.tailFile;
@@ -189,22 +217,56 @@ public final class SegmentedJournal implements AutoCloseable {
     JournalIO io = config.io();
     Path directory = config.directory();
     JournalRecovery.Result recovery;
+    JournalIO.DirectoryLock lock;
     try {
-      io.createDirectories(directory);
+      List<Path> created = io.createDirectories(directory);
+      // A new directory's name is durable only once its parent is synced; without that a
+      // power loss could take the directory, and every acknowledged record in it, away. The
+      // immediate parent is synced even when the directory existed: an earlier run may have
+      // created it without.
+      LinkedHashSet<Path> parents = new LinkedHashSet<>();
+      for (Path made : created) {
+        if (made.getParent() != null) {
+          parents.add(made.getParent());
+        }
+      }
+      Path parent = directory.toAbsolutePath().getParent();
+      if (parent != null) {
+        parents.add(parent);
+      }
+      for (Path p : parents) {
+        io.syncDirectory(p);
+      }
       // Fails early on platforms where a directory cannot be synced: without it no segment
       // creation or deletion would be durable.
       io.syncDirectory(directory);
-      recovery = new JournalRecovery(io, directory).recover();
     } catch (IOException e) {
-      throw new UncheckedIOException("could not recover the journal in " + directory, e);
+      throw new UncheckedIOException("could not create the journal directory " + directory, e);
     }
-    SegmentedJournal journal = new SegmentedJournal(config, recovery, defect);
+    try {
+      lock = io.lock(directory, holder(directory));
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not lock the journal directory " + directory, e);
+    }
+    try {
+      recovery = new JournalRecovery(io, directory).recover();
+    } catch (IOException | RuntimeException e) {
+      release(lock);
+      if (e instanceof IOException) {
+        throw new UncheckedIOException("could not recover the journal in " + directory,
+            (IOException) e);
+      }
+      throw (RuntimeException) e;
+    }
+    SegmentedJournal journal = new SegmentedJournal(config, recovery, defect, lock);
     try {
       if (journal.active == null) {
         journal.startFresh();
+        journal.publishCounts();
       }
     } catch (IOException | RuntimeException e) {
       journal.closeFiles();
+      release(lock);
       if (e instanceof IOException) {
         throw new UncheckedIOException("could not create the first segment in " + directory,
             (IOException) e);
@@ -217,6 +279,35 @@ public final class SegmentedJournal implements AutoCloseable {
     }
     journal.ioThread.start();
     return journal;
+  }
+
+  /** Describes this process for the lock file: process id, host, process start, lock time. */
+  private static String holder(Path directory) {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (IOException | RuntimeException e) {
+      host = "unknown";
+    }
+    Instant started = ProcessHandle.current().info().startInstant().orElse(null);
+    return "pid=" + ProcessHandle.current().pid() + " host=" + host + " started="
+        + (started == null ? "unknown" : started) + " jvm="
+        + ManagementFactory.getRuntimeMXBean().getName() + " locked=" + Instant.now()
+        + " directory=" + directory.toAbsolutePath();
+  }
+
+  private static void release(JournalIO.DirectoryLock lock) {
+    try {
+      lock.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("releasing the journal directory lock failed; it is released when the process"
+          + " ends", e);
+    }
+  }
+
+  private void publishCounts() {
+    undeliveredPublished = undelivered;
+    retainedSegments = segmentsBySequence.size();
   }
 
   private void startFresh() throws IOException {
@@ -234,6 +325,55 @@ public final class SegmentedJournal implements AutoCloseable {
    */
   public List<RecoveredRecord> recovered() {
     return recovered;
+  }
+
+  /** Drops the recovered records once the owner has taken them, so they are not kept. */
+  void forgetRecovered() {
+    recovered = List.of();
+  }
+
+  /**
+   * Returns the bytes of the segment files that hold records not all delivered, the active
+   * segment included (the preallocated successor is not counted): what settlement being behind
+   * costs on disk.
+   *
+   * @return segments held times the segment size
+   */
+  public long retainedBytes() {
+    return (long) retainedSegments * segmentBytes;
+  }
+
+  /**
+   * Returns how many caller records are durable and not yet marked delivered, as of the last
+   * batch the I/O thread finished.
+   *
+   * @return the count
+   */
+  public long undeliveredRecords() {
+    return undeliveredPublished;
+  }
+
+  /** One past the last sequence number that is durable; readers never look beyond it. */
+  long durableEnd() {
+    return durableEnd;
+  }
+
+  /** The segments readers may read, by first sequence. */
+  ConcurrentSkipListMap<Long, SegmentState> readableSegments() {
+    return readable;
+  }
+
+  JournalIO io() {
+    return io;
+  }
+
+  /**
+   * Opens a cursor that reads durable records from a sequence number on, from the segment
+   * files, on the caller's thread (never the I/O thread). Used to re-read records that were not
+   * kept in memory.
+   */
+  JournalCursor cursor(long fromSequence) {
+    return new JournalCursor(this, fromSequence);
   }
 
   /**
@@ -378,7 +518,7 @@ public final class SegmentedJournal implements AutoCloseable {
     try {
       return new JournalMetrics(appends.get(), units.get(), forces.get(), bytesWritten.get(),
           segmentsCreated.get(), segmentsDeleted.get(), depth, batchRecords.copy(),
-          forceLatencyNanos.copy());
+          forceLatencyNanos.copy(), retainedBytes(), undeliveredRecords());
     } finally {
       histogramLock.unlock();
     }
@@ -411,6 +551,7 @@ public final class SegmentedJournal implements AutoCloseable {
         interrupted = true;
       }
     }
+    release(directoryLock);
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
@@ -514,12 +655,19 @@ public final class SegmentedJournal implements AutoCloseable {
     } finally {
       closeFiles();
       lock.lock();
+      boolean stopping;
       try {
+        stopping = closing;
         ioFinished = true;
         quiescent.signalAll();
         notFull.signalAll();
       } finally {
         lock.unlock();
+      }
+      if (stopping) {
+        // Asked to stop (close() from a future's callback does not wait to release it). A
+        // poisoned journal keeps the lock until close().
+        release(directoryLock);
       }
     }
   }
@@ -574,6 +722,7 @@ public final class SegmentedJournal implements AutoCloseable {
             Math.toIntExact(nextSequence - writeFirst), nextSequence++, EMPTY);
         write(writeStart);
         force(writeRecords);
+        durableEnd = nextSequence;
         activatePrepared();
         rotated = true;
         buffer.clear();
@@ -592,6 +741,7 @@ public final class SegmentedJournal implements AutoCloseable {
         if (type >= 0) {
           active.addUndelivered(nextSequence);
           writeRecords++;
+          undelivered++;
         }
         nextSequence++;
       }
@@ -601,8 +751,12 @@ public final class SegmentedJournal implements AutoCloseable {
     if (defect == Defect.ACKNOWLEDGE_BEFORE_FORCE) {
       complete(batch);
       force(writeRecords);
+      durableEnd = nextSequence;
     } else {
       force(writeRecords);
+      // Published before the futures complete: whoever learns of a record from its future
+      // finds it below the durable end.
+      durableEnd = nextSequence;
       complete(batch);
     }
     if (marks) {
@@ -612,6 +766,7 @@ public final class SegmentedJournal implements AutoCloseable {
       // A rotation can seal a segment whose records were all delivered while it was active.
       reclaim();
     }
+    publishCounts();
   }
 
   private void complete(List<Unit> batch) {
@@ -665,8 +820,8 @@ public final class SegmentedJournal implements AutoCloseable {
       if (unit instanceof Marks) {
         for (long sequence : ((Marks) unit).sequences) {
           Map.Entry<Long, SegmentState> owner = segmentsBySequence.floorEntry(sequence);
-          if (owner != null) {
-            owner.getValue().markDelivered(sequence);
+          if (owner != null && owner.getValue().markDelivered(sequence)) {
+            undelivered--;
           }
         }
       }
@@ -684,6 +839,9 @@ public final class SegmentedJournal implements AutoCloseable {
       if (oldest == active || oldest.undeliveredCount() > 0) {
         return;
       }
+      // Readers stop finding it before it goes; one that already opened it reads on (every
+      // record in it is delivered).
+      readable.remove(oldest.firstSequence);
       io.delete(oldest.path);
       io.syncDirectory(directory);
       segmentsBySequence.pollFirstEntry();
@@ -701,6 +859,7 @@ public final class SegmentedJournal implements AutoCloseable {
     active = new SegmentState(preparedId,
         directory.resolve(RecordFormat.segmentFileName(preparedId)), nextSequence);
     segmentsBySequence.put(nextSequence, active);
+    readable.put(nextSequence, active);
     activeFile = preparedFile;
     activeSalt = preparedSalt;
     activeCapacity = preparedCapacity;

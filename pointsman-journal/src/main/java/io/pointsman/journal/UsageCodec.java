@@ -34,6 +34,7 @@ final class UsageCodec {
   static final byte SETTLED = 3;
 
   private static final byte VERSION = 1;
+  private static final long[] NO_SEQUENCES = new long[0];
 
   private UsageCodec() {}
 
@@ -91,6 +92,15 @@ final class UsageCodec {
   }
 
   static byte[] encode(UsageRecord r) {
+    return encode(r, NO_SEQUENCES);
+  }
+
+  /**
+   * Encodes a settled record followed by the journal sequence numbers of its call's dispatch
+   * intents, so that a reader of the journal alone can mark them delivered with it. Readers of
+   * the record alone ignore the trailing sequences.
+   */
+  static byte[] encode(UsageRecord r, long[] intentSequences) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(384);
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(VERSION);
@@ -116,6 +126,12 @@ final class UsageCodec {
       str(out, r.cacheOutcome().name());
       instant(out, r.startedAt());
       out.writeLong(r.durationNanos());
+      if (intentSequences.length > 0) {
+        out.writeInt(intentSequences.length);
+        for (long sequence : intentSequences) {
+          out.writeLong(sequence);
+        }
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -123,38 +139,61 @@ final class UsageCodec {
   }
 
   static UsageRecord decodeRecord(byte[] payload) {
+    return decodeSettled(payload).record();
+  }
+
+  /** A settled record and the sequence numbers of its intents (empty if none were written). */
+  record Settled(UsageRecord record, long[] intentSequences) {}
+
+  static Settled decodeSettled(byte[] payload) {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
-      version(in);
-      String eventId = str(in);
-      String requestId = str(in);
-      String keyId = str(in);
-      String userId = str(in);
-      String teamId = str(in);
-      String orgId = str(in);
-      Set<String> tags = tags(in);
-      String model = str(in);
-      String deploymentId = str(in);
-      int attempts = in.readInt();
-      UsageOutcome outcome = UsageOutcome.valueOf(str(in));
-      int httpStatus = in.readInt();
-      String decidedBy = str(in);
-      String rule = str(in);
-      String usageJson = str(in);
-      Usage usage = usageJson == null ? null
-          : Json.read(usageJson.getBytes(StandardCharsets.UTF_8), Usage.class);
-      long cost = in.readLong();
-      boolean estimated = in.readBoolean();
-      String reservationId = str(in);
-      long held = in.readLong();
-      CacheOutcome cache = CacheOutcome.valueOf(str(in));
-      Instant startedAt = instant(in);
-      long duration = in.readLong();
-      return new UsageRecord(eventId, requestId, keyId, userId, teamId, orgId, tags, model,
-          deploymentId, attempts, outcome, httpStatus, decidedBy, rule, usage, cost, estimated,
-          reservationId, held, cache, startedAt, duration);
+      UsageRecord record = readRecord(in);
+      long[] intents = NO_SEQUENCES;
+      if (in.available() > 0) {
+        int n = in.readInt();
+        if (n < 0 || (long) n * Long.BYTES > in.available()) {
+          throw new IOException("bad intent count " + n);
+        }
+        intents = new long[n];
+        for (int i = 0; i < n; i++) {
+          intents[i] = in.readLong();
+        }
+      }
+      return new Settled(record, intents);
     } catch (IOException | RuntimeException e) {
       throw new JournalException("undecodable usage record", e);
     }
+  }
+
+  private static UsageRecord readRecord(DataInputStream in) throws IOException {
+    version(in);
+    String eventId = str(in);
+    String requestId = str(in);
+    String keyId = str(in);
+    String userId = str(in);
+    String teamId = str(in);
+    String orgId = str(in);
+    Set<String> tags = tags(in);
+    String model = str(in);
+    String deploymentId = str(in);
+    int attempts = in.readInt();
+    UsageOutcome outcome = UsageOutcome.valueOf(str(in));
+    int httpStatus = in.readInt();
+    String decidedBy = str(in);
+    String rule = str(in);
+    String usageJson = str(in);
+    Usage usage = usageJson == null ? null
+        : Json.read(usageJson.getBytes(StandardCharsets.UTF_8), Usage.class);
+    long cost = in.readLong();
+    boolean estimated = in.readBoolean();
+    String reservationId = str(in);
+    long held = in.readLong();
+    CacheOutcome cache = CacheOutcome.valueOf(str(in));
+    Instant startedAt = instant(in);
+    long duration = in.readLong();
+    return new UsageRecord(eventId, requestId, keyId, userId, teamId, orgId, tags, model,
+        deploymentId, attempts, outcome, httpStatus, decidedBy, rule, usage, cost, estimated,
+        reservationId, held, cache, startedAt, duration);
   }
 
   private static void version(DataInputStream in) throws IOException {

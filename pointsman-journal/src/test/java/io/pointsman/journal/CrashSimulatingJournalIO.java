@@ -25,12 +25,15 @@ import java.util.function.Predicate;
  * subset of the unsynced writes applied (in issue order or shuffled), the last applied one torn
  * at a 512-byte sector boundary, some sectors of unsynced writes filled with garbage, and a random
  * subset of the unsynced directory operations kept. Forced bytes and synced entries always
- * survive. Directories themselves are always durable.
+ * survive. A directory's own entry is durable once its parent was synced after it was created;
+ * until then a crash may take the directory, with everything in it, away.
  *
  * <p>Every mutating operation (create, write, force, rename, directory sync, delete, mkdir) is a
  * numbered step; {@link #crashAfter(long)} makes every operation after step {@code k} fail as if
  * the machine had stopped. Fault switches inject ENOSPC, EIO on force, a force or directory sync
- * that silently does nothing, and a hook that runs before each force (to make it slow).
+ * that silently does nothing, and a hook that runs before each force (to make it slow). Directory
+ * locks are kept in memory, per instance (an instance is one machine; a crash image is a
+ * reboot, with no lock held).
  *
  * <p>Thread-safe: every method synchronizes on this object, except that the force hook runs
  * outside the lock.
@@ -79,6 +82,8 @@ final class CrashSimulatingJournalIO implements JournalIO {
     Map<String, Inode> durable = new TreeMap<>();
     Map<String, Inode> current = new TreeMap<>();
     final List<PendingEntry> pending = new ArrayList<>();
+    /** Whether this directory's entry in its parent is durable (the parent was synced). */
+    boolean entryDurable;
   }
 
   /** A disk after a crash, all of it durable: directory, then file name, then bytes. */
@@ -124,6 +129,7 @@ final class CrashSimulatingJournalIO implements JournalIO {
   }
 
   private final Map<Path, Directory> directories = new HashMap<>();
+  private final Map<Path, String> locks = new HashMap<>();
   private long operations;
   private long crashAfter = Long.MAX_VALUE;
   private boolean crashed;
@@ -144,6 +150,7 @@ final class CrashSimulatingJournalIO implements JournalIO {
     CrashSimulatingJournalIO io = new CrashSimulatingJournalIO();
     image.files.forEach((dir, names) -> {
       Directory directory = new Directory();
+      directory.entryDurable = true;
       names.forEach((name, bytes) -> {
         Inode inode = new Inode();
         inode.durable = bytes.clone();
@@ -153,6 +160,11 @@ final class CrashSimulatingJournalIO implements JournalIO {
       directory.current = new TreeMap<>(directory.durable);
       io.directories.put(dir, directory);
     });
+    for (Path dir : new ArrayList<>(io.directories.keySet())) {
+      for (Path p = dir.getParent(); p != null; p = p.getParent()) {
+        io.directories.computeIfAbsent(p, k -> new Directory()).entryDurable = true;
+      }
+    }
     return io;
   }
 
@@ -287,6 +299,11 @@ final class CrashSimulatingJournalIO implements JournalIO {
     if (!ignoreDirectorySync) {
       dir.durable = new TreeMap<>(dir.current);
       dir.pending.clear();
+      for (Map.Entry<Path, Directory> child : directories.entrySet()) {
+        if (directory.equals(child.getKey().getParent())) {
+          child.getValue().entryDurable = true;
+        }
+      }
     }
   }
 
@@ -313,9 +330,54 @@ final class CrashSimulatingJournalIO implements JournalIO {
   }
 
   @Override
-  public synchronized void createDirectories(Path directory) throws IOException {
+  public synchronized List<Path> createDirectories(Path directory) throws IOException {
     step("mkdir " + directory);
-    directories.computeIfAbsent(directory, d -> new Directory());
+    List<Path> chain = new ArrayList<>();
+    for (Path p = directory; p != null; p = p.getParent()) {
+      chain.add(0, p);
+    }
+    List<Path> created = new ArrayList<>();
+    for (Path p : chain) {
+      if (!directories.containsKey(p)) {
+        Directory made = new Directory();
+        // The root has no parent entry to lose.
+        made.entryDurable = p.getParent() == null;
+        directories.put(p, made);
+        if (p.getParent() != null) {
+          created.add(p);
+        }
+      }
+    }
+    return created;
+  }
+
+  @Override
+  public synchronized DirectoryLock lock(Path directory, String holder) throws IOException {
+    checkUp();
+    directory(directory);
+    String previous = locks.putIfAbsent(directory, holder);
+    if (previous != null) {
+      throw new JournalLockedException(directory, previous + ", in this process");
+    }
+    if (tracing) {
+      trace.add("lock " + directory);
+    }
+    return () -> {
+      synchronized (CrashSimulatingJournalIO.this) {
+        locks.remove(directory, holder);
+      }
+    };
+  }
+
+  /** Returns whether a directory exists and its entry is durable up to the root. */
+  synchronized boolean directoryDurable(Path directory) {
+    for (Path p = directory; p != null; p = p.getParent()) {
+      Directory d = directories.get(p);
+      if (d == null || !d.entryDurable) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private final class SimulatedFile implements JournalFile {
@@ -446,7 +508,19 @@ final class CrashSimulatingJournalIO implements JournalIO {
   private Image image(Random random, int variant) {
     Map<Path, Map<String, byte[]>> files = new HashMap<>();
     IdentityHashMap<Inode, byte[]> contents = new IdentityHashMap<>();
+    // Directories whose entry was never synced into their parent survive only by chance.
+    Map<Path, Boolean> survives = new TreeMap<>();
+    for (Map.Entry<Path, Directory> entry : new TreeMap<>(directories).entrySet()) {
+      Path path = entry.getKey();
+      boolean kept = entry.getValue().entryDurable
+          || (random != null && (variant == 1 || (variant >= 2 && random.nextBoolean())));
+      Path parent = path.getParent();
+      survives.put(path, kept && (parent == null || survives.getOrDefault(parent, true)));
+    }
     for (Map.Entry<Path, Directory> entry : directories.entrySet()) {
+      if (!survives.get(entry.getKey())) {
+        continue;
+      }
       Directory dir = entry.getValue();
       Map<String, Inode> names = new TreeMap<>(dir.durable);
       for (PendingEntry op : choose(dir.pending, random, variant)) {
