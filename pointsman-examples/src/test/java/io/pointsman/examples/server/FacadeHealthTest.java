@@ -153,6 +153,36 @@ class FacadeHealthTest {
     }
   }
 
+  @Test
+  void metricsAnswerFromBackgroundSamplesWhileTheDatabaseIsDown() throws Exception {
+    String key = VirtualKeys.generate();
+    try (OwnPostgres pg = OwnPostgres.start(dir.resolve("pg"))) {
+      FacadeServer server = FacadeServer.start(Facade.open(config(dir, pg.jdbcUrl(), null, key,
+          VirtualKeys.generate())));
+      try {
+        FacadeHttp http = new FacadeHttp(server.port());
+        assertThat(http.get("/metrics", null).body()).contains("pointsman_unresolved_holds ");
+        pg.stop();
+        assertThat(http.post("/v1/chat/completions", key, FacadeHttp.chat("while down", false))
+            .statusCode()).isEqualTo(200);
+
+        HttpResponse<String> m = http.get("/metrics", null);
+        assertThat(m.statusCode()).as(m.body()).isEqualTo(200);
+        assertThat(m.body()).containsPattern("(?m)^pointsman_journal_backlog \\d+$")
+            .contains("pointsman_gauge_refreshed_timestamp_seconds{gauge=\"pointsman_journal_"
+                + "backlog\"}")
+            .contains("pointsman_gauge_refreshed_timestamp_seconds{gauge=\"pointsman_unresolved_"
+                + "holds\"}");
+        for (String line : m.body().split("\n")) {
+          assertThat(line).matches("(# (HELP|TYPE) .*|[a-z_]+(\\{[^}]*})? -?[0-9.]+)");
+        }
+        pg.startAgain();
+      } finally {
+        server.close();
+      }
+    }
+  }
+
   private static String served(HttpResponse<String> r) {
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return r.headers().firstValue("x-pointsman-event-id").orElseThrow();
