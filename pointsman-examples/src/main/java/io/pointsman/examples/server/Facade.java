@@ -245,6 +245,9 @@ public final class Facade implements AutoCloseable {
       gauges = sampled;
       try {
         health.awaitFirstResults(HEALTH_TIMEOUT);
+        if (ledger.ifReady().isPresent()) {
+          gauges.awaitLedgerSample(HEALTH_TIMEOUT);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -48,11 +49,12 @@ final class FacadeGauges implements AutoCloseable {
 
   private final Map<String, Sample> samples = new ConcurrentHashMap<>();
   private final List<ScheduledExecutorService> threads = new ArrayList<>();
+  private final CountDownLatch firstLedgerSample = new CountDownLatch(1);
 
   FacadeGauges(JournalAccounting journal, Supplier<Integer> recoveredHolds,
       Supplier<Boolean> confirmed, Supplier<HoldSummary> holds, Duration journalEvery,
       Duration ledgerEvery) {
-    every("journal", journalEvery, () -> {
+    Runnable sampleJournal = () -> {
       Instant now = Instant.now();
       samples.put(BACKLOG, new Sample(journal.backlog(), now));
       samples.put(SETTLED, new Sample(journal.settledCount(), now));
@@ -60,7 +62,9 @@ final class FacadeGauges implements AutoCloseable {
       samples.put(FAILURES, new Sample(journal.settlementFailures(), now));
       samples.put(RECOVERED, new Sample(recoveredHolds.get(), now));
       samples.put(CONFIRMED, new Sample(confirmed.get() ? 1 : 0, now));
-    });
+    };
+    sampleJournal.run();
+    every("journal", journalEvery, sampleJournal);
     every("ledger", ledgerEvery, () -> {
       HoldSummary h = holds.get();
       if (h == null) {
@@ -71,7 +75,20 @@ final class FacadeGauges implements AutoCloseable {
       samples.put(HELD, new Sample(h.heldMicros(), now));
       samples.put(OLDEST, new Sample(h.oldestHeldSince() == null ? 0
           : h.oldestHeldSince().getEpochSecond(), now));
+      firstLedgerSample.countDown();
     });
+  }
+
+  /**
+   * Waits for the first sample of the ledger's gauges (the journal's are taken at
+   * construction).
+   *
+   * @param max how long to wait at most
+   * @return true if it was taken in time
+   * @throws InterruptedException if interrupted
+   */
+  boolean awaitLedgerSample(Duration max) throws InterruptedException {
+    return firstLedgerSample.await(max.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void every(String group, Duration interval, Runnable task) {
