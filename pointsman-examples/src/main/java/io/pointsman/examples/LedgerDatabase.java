@@ -1,14 +1,37 @@
 package io.pointsman.examples;
 
 import io.pointsman.ledger.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The examples' ledger database: the PostgreSQL a JDBC URL names, else an embedded server
- * started from a Maven artifact (stopped on {@link #close()}).
+ * started from a Maven artifact (stopped on {@link #close()}), either throw-away or on a data
+ * directory kept between starts.
+ *
+ * <p>A URL's data source gets bounded waits unless the URL sets its own: 5 seconds to connect
+ * and to log in, 60 seconds for a reply on an open connection, so a dead database fails a
+ * settlement batch (which the journal retries) instead of hanging it.
  */
 public final class LedgerDatabase implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LedgerDatabase.class);
+  /** The lock file the embedded server's library keeps in its data directory. */
+  private static final String EMBEDDED_LOCK = "epg-lock";
+  private static final Duration ORPHAN_STOP = Duration.ofSeconds(30);
+
   private final DataSource dataSource;
   private final EmbeddedPostgres embedded;
   private final String description;
@@ -20,19 +43,99 @@ public final class LedgerDatabase implements AutoCloseable {
   }
 
   /**
-   * Connects to the database a URL names, or starts an embedded one.
+   * Connects to the database a URL names, or starts a throw-away embedded one (a fresh data
+   * directory, deleted when closed).
    *
    * @param url a JDBC URL, or null or blank for an embedded server
    * @return the database
    */
   public static LedgerDatabase open(String url) {
+    return open(url, null);
+  }
+
+  /**
+   * Connects to the database a URL names, or starts an embedded one on a data directory that
+   * outlives the process: created when missing, reused with its ledger when present. An
+   * embedded server left running by a process that was killed (the server outlives it, its
+   * {@code postmaster.pid} still names it) is stopped first with PostgreSQL's smart shutdown,
+   * so the directory can be opened again; the embedded library's own lock file tells a live
+   * owner (refused) from a dead one.
+   *
+   * @param url a JDBC URL, or null or blank for an embedded server
+   * @param embeddedDataDir the embedded server's data directory; null for a throw-away one
+   * @return the database
+   * @throws UncheckedIOException if the embedded server does not start
+   */
+  public static LedgerDatabase open(String url, Path embeddedDataDir) {
     if (url != null && !url.isBlank()) {
       PGSimpleDataSource ds = new PGSimpleDataSource();
       ds.setURL(url);
+      String lower = url.toLowerCase(java.util.Locale.ROOT);
+      if (!lower.contains("connecttimeout=")) {
+        ds.setConnectTimeout(5);
+      }
+      if (!lower.contains("logintimeout=")) {
+        ds.setLoginTimeout(5);
+      }
+      if (!lower.contains("sockettimeout=")) {
+        ds.setSocketTimeout(60);
+      }
       return new LedgerDatabase(ds, null, url.replaceAll("password=[^&]*", "password=***"));
     }
-    EmbeddedPostgres pg = EmbeddedPostgres.start();
-    return new LedgerDatabase(pg.dataSource(), pg, "embedded PostgreSQL on port " + pg.port());
+    if (embeddedDataDir == null) {
+      EmbeddedPostgres pg = EmbeddedPostgres.start();
+      return new LedgerDatabase(pg.dataSource(), pg, "embedded PostgreSQL on port " + pg.port()
+          + " (throw-away data directory)");
+    }
+    Path dir = embeddedDataDir.toAbsolutePath();
+    stopOrphan(dir);
+    EmbeddedPostgres pg = EmbeddedPostgres.start(dir);
+    return new LedgerDatabase(pg.dataSource(), pg, "embedded PostgreSQL on port " + pg.port()
+        + ", data in " + dir);
+  }
+
+  /**
+   * Stops a server still running on a data directory whose owner died: only when the
+   * library's lock on the directory is free (no live owner) and {@code postmaster.pid} names
+   * a live PostgreSQL process.
+   */
+  private static void stopOrphan(Path dir) {
+    Path pidFile = dir.resolve("postmaster.pid");
+    if (!Files.exists(pidFile)) {
+      return;
+    }
+    try (FileChannel ch = FileChannel.open(dir.resolve(EMBEDDED_LOCK), StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE)) {
+      FileLock lock = ch.tryLock();
+      if (lock == null) {
+        // A live process owns the directory; starting fails with the library's own message.
+        return;
+      }
+      lock.release();
+      List<String> lines = Files.readAllLines(pidFile);
+      if (lines.isEmpty()) {
+        return;
+      }
+      long pid = Long.parseLong(lines.get(0).trim());
+      Optional<ProcessHandle> process = ProcessHandle.of(pid);
+      if (process.isEmpty() || !process.get().isAlive() || !process.get().info().command()
+          .map(c -> c.endsWith("/postgres")).orElse(false)) {
+        return;
+      }
+      LOG.warn("embedded PostgreSQL (pid {}) left running on {} by a process that died;"
+          + " stopping it", pid, dir);
+      // SIGTERM: PostgreSQL's smart shutdown; its clients died with their process.
+      process.get().destroy();
+      process.get().onExit().get(ORPHAN_STOP.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (IOException | NumberFormatException e) {
+      LOG.warn("cannot inspect {} for a server left running; starting anyway", dir, e);
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("the embedded PostgreSQL left running on " + dir
+          + " did not stop within " + ORPHAN_STOP, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while stopping a server left running", e);
+    }
   }
 
   /**

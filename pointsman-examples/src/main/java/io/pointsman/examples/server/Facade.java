@@ -11,11 +11,10 @@ import io.pointsman.catalog.ModelSpec;
 import io.pointsman.catalog.Price;
 import io.pointsman.journal.JournalAccounting;
 import io.pointsman.journal.JournalConfig;
+import io.pointsman.PointsmanException;
 import io.pointsman.examples.LedgerDatabase;
-import io.pointsman.examples.TempDirectories;
 import io.pointsman.ledger.Hold;
 import io.pointsman.ledger.HoldDecision;
-import io.pointsman.ledger.PostgresBudgetStore;
 import io.pointsman.ledger.PostgresSettlement;
 import io.pointsman.ledger.ReservationState;
 import io.pointsman.limits.CounterLimiter;
@@ -44,78 +43,107 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import javax.sql.DataSource;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A {@link Gateway} in the durable profile, assembled from a {@link FacadeConfig}: the file
- * journal settling into PostgreSQL, budgets in counters (in this process, or in Redis when
- * several instances share them), the exact cache (Caffeine, with a Redis tier when shared),
- * and an OpenAI-compatible upstream or the in-process fixture provider.
+ * journal (in a stable directory, never a temporary one) settling into PostgreSQL, budgets in
+ * counters (in this process, or in Redis when several instances share them), the exact cache
+ * (Caffeine, with a Redis tier when shared), and an OpenAI-compatible upstream or the
+ * in-process fixture provider.
  *
  * <p>Opening recovers before serving: the journal hands every settled record not yet in
  * PostgreSQL to settlement again and records every call that was dispatched and never settled
- * as {@code UNKNOWN}; once that has drained, in-process budget counters are rebuilt from the
- * spend in PostgreSQL plus every unresolved hold, and each hold is kept as a reservation until
- * an {@linkplain #attest attestation} or an expiry resolves it. In shared mode the counters
- * live in Redis and are not rebuilt (the shared store kept them); every instance adopts a
- * handle to each unresolved hold, and the store applies exactly one resolution of each.
+ * as {@code UNKNOWN}. Budgets are then <em>confirmed</em> against the ledger: once that has
+ * drained, in-process budget counters are rebuilt from the spend in PostgreSQL plus every
+ * unresolved hold, and each hold is kept as a reservation until an {@linkplain #attest
+ * attestation} or an expiry resolves it. In shared mode the counters live in Redis and are not
+ * rebuilt (the shared store kept them); every instance adopts a handle to each unresolved hold,
+ * and the store applies exactly one resolution of each.
+ *
+ * <p>When PostgreSQL answers at start, the confirmation happens before {@link #open} returns,
+ * as it always did. When it does not, the facade opens anyway: the ledger is built lazily
+ * ({@link LazyLedger}), the journal keeps the recovered records and retries them, and the
+ * confirmation is retried in the background every second. Until it succeeds, calls under a
+ * budget are refused with 503 ({@code ratelimit.reserve}, rule {@value BudgetGate#RULE}); calls
+ * no budget governs are served and their records wait in the journal.
+ *
+ * <p>Health ({@link #health()}) and the metrics' gauges are refreshed in the background; reading
+ * them never touches a component.
  *
  * <p>Thread-safe. Closing drains the journal into PostgreSQL.
  */
 public final class Facade implements AutoCloseable {
   private static final Duration RECOVERY_DRAIN = Duration.ofSeconds(60);
   private static final long HOUSEKEEPING_SECONDS = 60;
+  private static final Duration CONFIRM_RETRY = Duration.ofSeconds(1);
+  /** How often health checks run, and how long one may take before its component is down. */
+  static final Duration HEALTH_INTERVAL = Duration.ofSeconds(1);
+  static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(3);
+  /** How long records may wait with none settled before the settler is reported stalled. */
+  static final Duration SETTLER_STALL = Duration.ofSeconds(30);
+  private static final Duration JOURNAL_GAUGES = Duration.ofSeconds(1);
+  private static final Duration LEDGER_GAUGES = Duration.ofSeconds(5);
   private static final Logger LOG = LoggerFactory.getLogger(Facade.class);
 
   private final FacadeConfig config;
   private final LedgerDatabase database;
   private final Path journalDir;
-  private final boolean temporaryJournal;
-  private final PostgresSettlement settlement;
-  private final PostgresBudgetStore budgetStore;
+  private final LazyLedger ledger;
   private final JournalAccounting accounting;
+  private final JournalWatch journalWatch;
   private final RedisConnection redis;
   private final CounterLimiter limiter;
+  private final BudgetGate gate;
   private final CaffeineExactCache cache;
   private final ModelCatalog models;
   private final Gateway gateway;
   private final InMemoryKeyStore keys;
   private final Map<String, Reservation> recoveredHolds = new ConcurrentHashMap<>();
   private final ScheduledExecutorService housekeeping;
+  private final HealthMonitor health;
+  private final FacadeGauges gauges;
   private final int recoveredInterrupted;
   private final int recoveredResettled;
+  private final AtomicBoolean confirmFailureLogged = new AtomicBoolean();
+  private volatile ScheduledFuture<?> confirming;
 
   private Facade(FacadeConfig config) {
     this.config = config;
     LedgerDatabase db = null;
     RedisConnection shared = null;
     JournalAccounting journal = null;
-    boolean temp = config.journal() == null;
+    ScheduledExecutorService house = null;
+    HealthMonitor monitor = null;
+    FacadeGauges sampled = null;
     try {
-      db = LedgerDatabase.open(config.postgresUrl());
+      journalDir = config.journalDirectory();
+      Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+      if (journalDir.startsWith(tmp)) {
+        LOG.warn("the journal {} is under the temporary directory {}: records waiting there"
+            + " are lost if the system cleans it", journalDir, tmp);
+      }
+      db = LedgerDatabase.open(config.postgresUrl(), config.embeddedPostgresDirectory());
       database = db;
-      DataSource dataSource = db.dataSource();
-      int floorPercent = config.floorPercent();
-      settlement = PostgresSettlement.builder(dataSource)
-          .floorPolicy(call -> call.lastIntent().heldMicros() * floorPercent / 100)
-          .build();
-      budgetStore = PostgresBudgetStore.create(dataSource, Clock.system());
+      ledger = new LazyLedger(db.dataSource(), config.floorPercent());
+      try {
+        ledger.require();
+      } catch (PointsmanException e) {
+        LOG.warn("PostgreSQL is not reachable at start ({}); serving calls no budget governs,"
+            + " refusing budgeted calls until the ledger answers", ledger.lastFailure());
+      }
 
-      journalDir = temp ? TempDirectories.create("pointsman-facade-journal")
-          : Files.createDirectories(Path.of(config.journal()));
-      temporaryJournal = temp;
-      journal = JournalAccounting.builder(JournalConfig.builder(journalDir).build(), settlement)
+      Files.createDirectories(journalDir);
+      journal = JournalAccounting.builder(JournalConfig.builder(journalDir).build(), ledger)
           .open();
       accounting = journal;
+      journalWatch = new JournalWatch(journal);
       recoveredInterrupted = journal.recovery().interrupted().size();
       recoveredResettled = journal.recovery().resettled().size();
-      if (!journal.awaitDrained(RECOVERY_DRAIN)) {
-        throw new IllegalStateException("recovered records did not reach PostgreSQL within "
-            + RECOVERY_DRAIN + "; is the database reachable?");
-      }
 
       CounterStore store;
       if (config.redisUrl() != null) {
@@ -132,18 +160,7 @@ public final class Facade implements AutoCloseable {
         lb.budget(scope(b.scope()), b.limitMicros());
       }
       limiter = lb.build();
-      List<DispatchIntent> unresolved = settlement.unresolvedIntents();
-      Map<String, String> eventOfReservation = new java.util.HashMap<>();
-      for (DispatchIntent i : unresolved) {
-        eventOfReservation.put(i.reservationId(), i.eventId());
-      }
-      // In process, the counters died with the last process: rebuild them. Shared, they kept
-      // every hold: adopt handles to them (each resolved once, whichever instance sees it).
-      List<Reservation> holds = shared == null
-          ? limiter.rebuild(budgetStore::spent, unresolved) : limiter.adopt(unresolved);
-      for (Reservation r : holds) {
-        recoveredHolds.put(eventOfReservation.get(r.id()), r);
-      }
+      gate = new BudgetGate(limiter);
 
       CaffeineExactCache.Builder cb = CaffeineExactCache.builder();
       if (shared != null) {
@@ -176,8 +193,8 @@ public final class Facade implements AutoCloseable {
         keys.addKey(k.key(), kb.build());
       }
 
-      Gateway.Builder gb = Gateway.builder().authenticator(keys).models(models).limiter(limiter)
-          .cache(cache).accounting(accounting);
+      Gateway.Builder gb = Gateway.builder().authenticator(keys).models(models).limiter(gate)
+          .cache(cache).accounting(journalWatch);
       if (config.upstream() == null) {
         gb.provider("fixture", FixtureProvider.builder().build());
         for (FacadeConfig.ModelEntry m : config.models()) {
@@ -194,32 +211,132 @@ public final class Facade implements AutoCloseable {
         }
       }
       gateway = gb.build();
-      housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+      house = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "pointsman-holds");
         t.setDaemon(true);
         return t;
       });
+      housekeeping = house;
+
+      // With the ledger reachable, confirm before serving (the counters are right from the
+      // first call); otherwise keep trying in the background.
+      if (ledger.ifReady().isPresent() && journal.awaitDrained(RECOVERY_DRAIN)) {
+        tryConfirm();
+      }
+      if (!gate.confirmed()) {
+        confirming = housekeeping.scheduleWithFixedDelay(this::confirmInBackground, 0,
+            CONFIRM_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+      }
       housekeeping.scheduleWithFixedDelay(this::reconcileQuietly, HOUSEKEEPING_SECONDS,
           HOUSEKEEPING_SECONDS, TimeUnit.SECONDS);
+
+      monitor = new HealthMonitor(List.of(
+          HealthChecks.journal(journalWatch),
+          HealthChecks.settler(journal, SETTLER_STALL),
+          HealthChecks.counters(shared),
+          HealthChecks.database(db.dataSource(), HEALTH_TIMEOUT,
+              () -> ledger.ifReady().isPresent() ? "ledger ready" : "ledger not built yet"),
+          HealthChecks.budgets(gate)), HEALTH_INTERVAL, HEALTH_TIMEOUT);
+      health = monitor;
+      health.start();
+      sampled = new FacadeGauges(journal, recoveredHolds::size, gate::confirmed,
+          () -> ledger.ifReady().map(l -> l.settlement().unresolvedHolds()).orElse(null),
+          JOURNAL_GAUGES, LEDGER_GAUGES);
+      gauges = sampled;
+      try {
+        health.awaitFirstResults(HEALTH_TIMEOUT);
+        if (ledger.ifReady().isPresent()) {
+          gauges.awaitLedgerSample(HEALTH_TIMEOUT);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     } catch (IOException e) {
-      closeQuietly(journal, shared, db);
+      shutdownQuietly(house);
+      closeQuietly(sampled, monitor, journal, shared, db);
       throw new UncheckedIOException("cannot prepare the journal directory", e);
     } catch (RuntimeException | Error e) {
-      closeQuietly(journal, shared, db);
+      shutdownQuietly(house);
+      closeQuietly(sampled, monitor, journal, shared, db);
       throw e;
     }
   }
 
   /**
    * Opens the facade's gateway: starts or connects to PostgreSQL, recovers the journal,
-   * rebuilds the counters and builds the gateway.
+   * confirms the budgets (before returning when PostgreSQL answers, else in the background)
+   * and builds the gateway.
    *
    * @param config the configuration
    * @return the open facade
-   * @throws IllegalStateException if recovery cannot reach PostgreSQL
+   * @throws UncheckedIOException if the journal directory cannot be prepared
    */
   public static Facade open(FacadeConfig config) {
     return new Facade(config);
+  }
+
+  private void confirmInBackground() {
+    try {
+      if (tryConfirm()) {
+        ScheduledFuture<?> f = confirming;
+        if (f != null) {
+          f.cancel(false);
+        }
+      }
+    } catch (RuntimeException e) {
+      if (confirmFailureLogged.compareAndSet(false, true)) {
+        LOG.warn("budgets not confirmed yet ({}); retrying every {} ms", e.getMessage(),
+            CONFIRM_RETRY.toMillis());
+      }
+    }
+  }
+
+  /**
+   * Confirms the budgets when the ledger answers and recovery's records reached it: rebuilds
+   * (in process) or adopts (shared) the counters from the ledger, then opens the gate.
+   * Runs on the housekeeping thread or during open, never concurrently with itself.
+   *
+   * @return true when confirmed
+   * @throws RuntimeException when the ledger cannot be read
+   */
+  private synchronized boolean tryConfirm() {
+    if (gate.confirmed() && !recoveryPending()) {
+      return true;
+    }
+    LazyLedger.Ledger l = ledger.require();
+    if (recoveryPending()) {
+      return false;
+    }
+    if (!gate.confirmed()) {
+      List<DispatchIntent> unresolved = l.settlement().unresolvedIntents();
+      Map<String, String> eventOfReservation = new java.util.HashMap<>();
+      for (DispatchIntent i : unresolved) {
+        eventOfReservation.put(i.reservationId(), i.eventId());
+      }
+      // In process, the counters died with the last process: rebuild them. Shared, they kept
+      // every hold: adopt handles to them (each resolved once, whichever instance sees it).
+      // No budgeted call holds anything yet (the gate refused them), so rebuilding overwrites
+      // nothing a running call needs.
+      List<Reservation> holds = redis == null
+          ? limiter.rebuild(l.budgets()::spent, unresolved) : limiter.adopt(unresolved);
+      for (Reservation r : holds) {
+        recoveredHolds.put(eventOfReservation.get(r.id()), r);
+      }
+      gate.confirm();
+      LOG.info("budgets confirmed against the ledger: {} unresolved holds counted",
+          recoveredHolds.size());
+    }
+    return true;
+  }
+
+  /**
+   * Whether records recovery handed to settlement are still waiting: the journal's settler
+   * takes its queue in order (one settler), so once as many records and interrupted calls as
+   * recovery found have committed, all of recovery's have.
+   */
+  private boolean recoveryPending() {
+    return accounting.settledCount() < recoveredResettled
+        || accounting.interruptedCount() < recoveredInterrupted;
   }
 
   private static Scope scope(String text) {
@@ -255,7 +372,8 @@ public final class Facade implements AutoCloseable {
    */
   public HoldDecision attest(String eventId, Usage usage, long costMicros, String evidence,
       long epoch) {
-    HoldDecision d = settlement.attest(eventId, usage, costMicros, evidence, epoch);
+    HoldDecision d = ledger.require().settlement().attest(eventId, usage, costMicros, evidence,
+        epoch);
     reconcileHolds();
     return d;
   }
@@ -277,8 +395,10 @@ public final class Facade implements AutoCloseable {
    * assigned. Runs every minute and after each attestation.
    *
    * @return how many recovered reservations are still unresolved
+   * @throws PointsmanException with status 503 when the ledger cannot be reached
    */
   public int reconcileHolds() {
+    PostgresSettlement settlement = ledger.require().settlement();
     settlement.expireHolds();
     for (Map.Entry<String, Reservation> e : recoveredHolds.entrySet()) {
       Optional<Hold> hold = settlement.hold(e.getKey());
@@ -341,9 +461,42 @@ public final class Facade implements AutoCloseable {
    * Returns the PostgreSQL settlement.
    *
    * @return the settlement
+   * @throws PointsmanException with status 503 when the ledger has not been reached yet
    */
   public PostgresSettlement settlement() {
-    return settlement;
+    return ledger.require().settlement();
+  }
+
+  /**
+   * Returns whether the budgets were confirmed against the ledger (before that, calls under a
+   * budget are refused with 503).
+   *
+   * @return true once confirmed
+   */
+  public boolean budgetsConfirmed() {
+    return gate.confirmed();
+  }
+
+  /**
+   * Returns the health of each component, refreshed in the background.
+   *
+   * @return the monitor
+   */
+  public HealthMonitor health() {
+    return health;
+  }
+
+  FacadeGauges gauges() {
+    return gauges;
+  }
+
+  /**
+   * Returns the journal directory.
+   *
+   * @return the absolute directory
+   */
+  public Path journalDirectory() {
+    return journalDir;
   }
 
   /**
@@ -379,27 +532,35 @@ public final class Facade implements AutoCloseable {
    * @param out where to print
    */
   public void describe(PrintStream out) {
-    out.println("  journal:    " + journalDir + (temporaryJournal ? " (temporary)" : ""));
-    out.println("  PostgreSQL: " + database.description());
+    out.println("  journal:    " + journalDir);
+    out.println("  PostgreSQL: " + database.description()
+        + (ledger.ifReady().isPresent() ? "" : " (not reachable yet: " + ledger.lastFailure()
+            + ")"));
     out.println("  counters:   " + (redis == null ? "in process" : "Redis " + config.redisUrl()
         + " prefix " + config.redisPrefix()));
     out.println("  upstream:   " + (config.upstream() == null ? "in-process fixture provider"
         : config.upstream()));
     out.println("  recovery:   " + recoveredResettled + " settled records re-sent, "
-        + recoveredInterrupted + " interrupted calls recorded UNKNOWN, " + recoveredHolds.size()
-        + " unresolved holds counted against budgets");
+        + recoveredInterrupted + " interrupted calls recorded UNKNOWN, " + (gate.confirmed()
+            ? recoveredHolds.size() + " unresolved holds counted against budgets"
+            : "budgets not confirmed yet (calls under a budget get 503 until the ledger"
+                + " answers)"));
   }
 
   @Override
   public void close() {
     housekeeping.shutdownNow();
+    closeQuietly(health, gauges);
     try {
       gateway.close();
     } finally {
       closeQuietly(accounting, cache, redis, database);
-      if (temporaryJournal) {
-        TempDirectories.delete(journalDir);
-      }
+    }
+  }
+
+  private static void shutdownQuietly(ScheduledExecutorService executor) {
+    if (executor != null) {
+      executor.shutdownNow();
     }
   }
 

@@ -16,9 +16,12 @@ import java.util.Objects;
 
 /**
  * What the facade runs with, read from a JSON file ({@code --config}) and command-line
- * overrides. Every field has an embedded default: port 8080, a temporary journal directory,
- * an embedded PostgreSQL, in-process counters and cache, the in-process fixture provider, one
- * model and one generated key. Immutable.
+ * overrides. Every field has an embedded default: port 8080, a data directory
+ * {@value #DEFAULT_DATA_DIR} relative to the working directory (holding the journal and the
+ * embedded PostgreSQL's files, both kept between starts), in-process counters and cache, the
+ * in-process fixture provider, one model and one generated key. The durable profile never runs
+ * on a temporary journal: a crash must leave its unsettled records where the next start looks.
+ * Immutable.
  *
  * <pre>{@code
  * {
@@ -36,8 +39,9 @@ import java.util.Objects;
  * }</pre>
  *
  * @param port the port to listen on, 0 for any free port
- * @param journal the journal directory; null for a new temporary directory
- * @param postgresUrl the JDBC URL of the ledger database; null for an embedded server
+ * @param journal the journal directory; null for {@code journal} under {@code dataDir}
+ * @param postgresUrl the JDBC URL of the ledger database; null for an embedded server whose
+ *     files live in {@code postgres} under {@code dataDir}
  * @param redisUrl the Redis URI shared by several instances (budgets and exact cache); null
  *     keeps counters and cache in this process
  * @param redisPrefix the prefix of every Redis key this deployment writes
@@ -52,12 +56,18 @@ import java.util.Objects;
  * @param models the models served
  * @param keys the virtual keys accepted
  * @param budgets the budgets enforced
+ * @param dataDir the directory of the durable state the other fields do not place (the
+ *     journal's default and the embedded PostgreSQL's files); null for
+ *     {@value #DEFAULT_DATA_DIR}, relative to the working directory
  */
 public record FacadeConfig(
     int port, String journal, String postgresUrl, String redisUrl, String redisPrefix,
     String upstream, String upstreamKeyEnv, String adminToken, int floorPercent,
     int drainSeconds, String portFile, List<ModelEntry> models, List<KeyEntry> keys,
-    List<BudgetEntry> budgets) {
+    List<BudgetEntry> budgets, String dataDir) {
+
+  /** The default data directory, relative to the working directory. */
+  public static final String DEFAULT_DATA_DIR = "pointsman-data";
 
   private static final ObjectMapper MAPPER = new ObjectMapper()
       .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -83,6 +93,54 @@ public record FacadeConfig(
     models = models == null || models.isEmpty() ? List.of(ModelEntry.DEFAULT) : List.copyOf(models);
     keys = keys == null ? List.of() : List.copyOf(keys);
     budgets = budgets == null ? List.of() : List.copyOf(budgets);
+    dataDir = dataDir == null || dataDir.isBlank() ? DEFAULT_DATA_DIR : dataDir;
+  }
+
+  /**
+   * A configuration on the default data directory.
+   *
+   * @param port the port to listen on, 0 for any free port
+   * @param journal the journal directory; null for {@code journal} under the data directory
+   * @param postgresUrl the JDBC URL of the ledger database; null for an embedded server
+   * @param redisUrl the shared Redis URI, or null
+   * @param redisPrefix the prefix of every Redis key
+   * @param upstream the upstream's base URI, or null for the fixture provider
+   * @param upstreamKeyEnv the environment variable holding the upstream's API key
+   * @param adminToken the admin endpoints' bearer token, or null
+   * @param floorPercent an interrupted call's floor as a percentage of its hold
+   * @param drainSeconds how long a graceful shutdown waits for open exchanges
+   * @param portFile where to write the bound port, or null
+   * @param models the models served
+   * @param keys the virtual keys accepted
+   * @param budgets the budgets enforced
+   */
+  public FacadeConfig(
+      int port, String journal, String postgresUrl, String redisUrl, String redisPrefix,
+      String upstream, String upstreamKeyEnv, String adminToken, int floorPercent,
+      int drainSeconds, String portFile, List<ModelEntry> models, List<KeyEntry> keys,
+      List<BudgetEntry> budgets) {
+    this(port, journal, postgresUrl, redisUrl, redisPrefix, upstream, upstreamKeyEnv,
+        adminToken, floorPercent, drainSeconds, portFile, models, keys, budgets, null);
+  }
+
+  /**
+   * Returns the journal directory: {@link #journal()} when set, else {@code journal} under
+   * the data directory. Relative paths are resolved against the working directory.
+   *
+   * @return the absolute directory
+   */
+  public Path journalDirectory() {
+    return (journal == null ? Path.of(dataDir, "journal") : Path.of(journal)).toAbsolutePath();
+  }
+
+  /**
+   * Returns where the embedded PostgreSQL keeps its files when no {@link #postgresUrl()} is
+   * given: {@code postgres} under the data directory.
+   *
+   * @return the absolute directory
+   */
+  public Path embeddedPostgresDirectory() {
+    return Path.of(dataDir, "postgres").toAbsolutePath();
   }
 
   /**
@@ -93,7 +151,7 @@ public record FacadeConfig(
   public static FacadeConfig defaults() {
     return new FacadeConfig(8080, null, null, null, null, null, null, null, 0, 10, null,
         List.of(), List.of(new KeyEntry(VirtualKeys.generate(), "key-local", "local", "local")),
-        List.of());
+        List.of(), null);
   }
 
   /**
@@ -131,7 +189,8 @@ public record FacadeConfig(
 
   /**
    * Returns the configuration with command-line options applied: {@code --config FILE} (read
-   * first), {@code --port N}, {@code --journal DIR}, {@code --postgres-url URL},
+   * first), {@code --port N}, {@code --data-dir DIR}, {@code --journal DIR},
+   * {@code --postgres-url URL}, {@code --drain-seconds N},
    * {@code --redis-url URI}, {@code --redis-prefix P}, {@code --upstream URI},
    * {@code --admin-token T}, {@code --port-file FILE}.
    *
@@ -171,6 +230,7 @@ public record FacadeConfig(
     Map<String, String> m = new LinkedHashMap<>();
     m.put("--config", "");
     m.put("--port", "port");
+    m.put("--data-dir", "dataDir");
     m.put("--journal", "journal");
     m.put("--postgres-url", "postgresUrl");
     m.put("--redis-url", "redisUrl");
@@ -178,6 +238,7 @@ public record FacadeConfig(
     m.put("--upstream", "upstream");
     m.put("--admin-token", "adminToken");
     m.put("--port-file", "portFile");
+    m.put("--drain-seconds", "drainSeconds");
     return Collections.unmodifiableMap(m);
   }
 

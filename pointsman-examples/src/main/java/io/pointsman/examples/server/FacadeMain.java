@@ -7,8 +7,9 @@ import java.util.concurrent.CountDownLatch;
  * Runs the OpenAI-compatible facade until the process is stopped; SIGTERM or Ctrl-C shuts it
  * down gracefully (open exchanges finish, the journal drains into PostgreSQL).
  *
- * <p>Run on embedded defaults (embedded PostgreSQL, temporary journal, in-process fixture
- * provider, one generated key, port 8080):
+ * <p>Run on embedded defaults (an embedded PostgreSQL and the journal, both kept in
+ * {@code ./pointsman-data} between starts, the in-process fixture provider, one generated key,
+ * port 8080):
  * {@code mvn -q -B -pl pointsman-examples -am compile exec:java -Dexec.mainClass=io.pointsman.examples.server.FacadeMain}
  * ; options are listed by {@link FacadeConfig#fromArgs}, passed with
  * {@code -Dexec.args="--port 9090"}.

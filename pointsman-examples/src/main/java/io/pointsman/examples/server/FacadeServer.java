@@ -11,6 +11,8 @@ import io.pointsman.CallOptions;
 import io.pointsman.ChatResult;
 import io.pointsman.PointsmanException;
 import io.pointsman.Status;
+import io.pointsman.StreamControl;
+import io.pointsman.StreamObserver;
 import io.pointsman.catalog.ModelSpec;
 import io.pointsman.ledger.Hold;
 import io.pointsman.ledger.HoldDecision;
@@ -20,6 +22,7 @@ import io.pointsman.model.ChatRequest;
 import io.pointsman.model.Json;
 import io.pointsman.model.Usage;
 import io.pointsman.spi.LimitRemaining;
+import io.pointsman.spi.UsageOutcome;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,9 +35,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -65,8 +70,11 @@ import org.slf4j.LoggerFactory;
  *       final event is written only after the call's usage record is durable.</li>
  *   <li>{@code GET /v1/models}: the models a valid key may see.</li>
  *   <li>{@code GET /metrics}: Prometheus text: stage timings, requests by route and status,
- *       journal backlog, unresolved holds, cache counters.</li>
- *   <li>{@code GET /healthz}: 200 when serving.</li>
+ *       journal backlog, unresolved holds, cache counters, component health; the values that
+ *       need a component are sampled in the background, each with the time of its sample.</li>
+ *   <li>{@code GET /healthz}: JSON with an overall {@code status} and each component's
+ *       (journal, settler, counters, database, budgets), from the background checks; 200 only
+ *       when every required component is up, else 503 naming the failed ones.</li>
  *   <li>{@code /admin/...} (with {@code Authorization: Bearer <admin token>}):
  *       {@code GET /admin/holds/<event id>}, {@code POST /admin/holds/<event id>/attest}
  *       (JSON {@code costMicros}, {@code epoch}, {@code evidence}, optional
@@ -76,8 +84,10 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Errors are OpenAI-shaped ({@code {"error": {"message", "type", "code"}}}) with the
- * gateway's HTTP status. {@link #close()} stops accepting, lets open exchanges finish for the
- * configured drain time, then closes the facade, which drains the journal into PostgreSQL.
+ * gateway's HTTP status. {@link #close()} refuses new requests, lets open exchanges finish
+ * for the configured drain time, cancels the streams still open (accounted as cancelled, each
+ * client told with an SSE error event), then closes the facade, which drains the journal into
+ * PostgreSQL.
  */
 public final class FacadeServer implements AutoCloseable {
   /** The largest request body accepted. */
@@ -87,12 +97,16 @@ public final class FacadeServer implements AutoCloseable {
   private static final Pattern HEADER_NAME = Pattern.compile("[^a-z0-9]+");
   private static final byte[] DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
+  private static final String SHUTTING_DOWN = "shutting_down";
+  /** How long cancelled streams get to end and be accounted after the drain window. */
+  private static final Duration CANCEL_GRACE = Duration.ofSeconds(5);
 
   private final Facade facade;
   private final HttpServer server;
   private final ThreadPoolExecutor workers;
   private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
   private final AtomicInteger inFlight = new AtomicInteger();
+  private final Set<LiveStream> streams = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
   private FacadeServer(Facade facade, HttpServer server, ThreadPoolExecutor workers) {
@@ -240,42 +254,107 @@ public final class FacadeServer implements AutoCloseable {
     return b.build();
   }
 
+  /**
+   * An open stream, as the graceful shutdown sees it: its control (to cancel it through the
+   * gateway) and who ends it. The handler and the shutdown each write their final bytes only
+   * if the other did not end the stream first.
+   */
+  private static final class LiveStream {
+    final OutputStream os;
+    volatile StreamControl control;
+    /** Whether the response headers were sent (an SSE event can then still be written). */
+    volatile boolean started;
+    /** Set by the shutdown: the stream outlived the drain window and is being cancelled. */
+    volatile boolean cut;
+    private boolean ended;
+
+    LiveStream(OutputStream os) {
+      this.os = os;
+    }
+
+    synchronized boolean end() {
+      if (ended) {
+        return false;
+      }
+      ended = true;
+      return true;
+    }
+
+    synchronized boolean ended() {
+      return ended;
+    }
+  }
+
   private void stream(HttpExchange ex, ChatRequest request, CallOptions options)
       throws IOException {
     Headers h = ex.getResponseHeaders();
     boolean[] started = {false};
     OutputStream os = ex.getResponseBody();
+    LiveStream live = new LiveStream(os);
+    streams.add(live);
     ChatResult result;
     try {
-      result = facade.gateway().stream(request, options, chunk -> {
-        try {
-          if (!started[0]) {
-            h.set("Content-Type", "text/event-stream");
-            h.set("Cache-Control", "no-cache");
-            h.set("x-request-id", options.requestId());
-            ex.sendResponseHeaders(200, 0);
-            started[0] = true;
+      result = facade.gateway().stream(request, options, new StreamObserver() {
+        @Override
+        public void onStart(StreamControl control) {
+          live.control = control;
+          if (live.cut) {
+            control.cancel();
           }
-          os.write(frame(chunk));
-          os.flush();
-        } catch (IOException e) {
-          // The client went away: throwing cancels the stream; the call is still accounted.
-          throw new UncheckedIOException("the client closed the stream", e);
+        }
+
+        @Override
+        public void onChunk(ChatChunk chunk) {
+          synchronized (live) {
+            if (live.ended()) {
+              // The shutdown ended this stream for a silent upstream; stop here, accounted.
+              live.control.cancel();
+              return;
+            }
+            try {
+              if (!started[0]) {
+                h.set("Content-Type", "text/event-stream");
+                h.set("Cache-Control", "no-cache");
+                h.set("x-request-id", options.requestId());
+                ex.sendResponseHeaders(200, 0);
+                started[0] = true;
+                live.started = true;
+              }
+              os.write(frame(chunk));
+              os.flush();
+            } catch (IOException e) {
+              // The client went away: throwing cancels the stream; the call is still accounted.
+              throw new UncheckedIOException("the client closed the stream", e);
+            }
+          }
         }
       });
     } catch (PointsmanException e) {
+      streams.remove(live);
       if (!started[0]) {
         throw e;
       }
       // Output already reached the client: end the stream with an error event.
       count("chat", e.status().httpStatus());
-      writeQuietly(os, ("data: " + Json.write(errorBody(e.status(), e.rule(), e.getMessage()))
-          + "\n\n").getBytes(StandardCharsets.UTF_8));
-      closeQuietly(os);
+      if (live.end()) {
+        writeQuietly(os, errorEvent(e.status(), e.rule(), e.getMessage()));
+        closeQuietly(os);
+      }
       return;
     } catch (UncheckedIOException e) {
+      streams.remove(live);
       count("chat", 499);
       closeQuietly(os);
+      return;
+    }
+    streams.remove(live);
+    if (!live.end()) {
+      // The shutdown already wrote this stream's error event and closed it.
+      count("chat", Status.UNAVAILABLE.httpStatus());
+      return;
+    }
+    if (live.cut && result.outcome() == UsageOutcome.CANCELLED) {
+      cutByShutdown(ex, h, os, started[0], result);
       return;
     }
     if (!started[0]) {
@@ -284,11 +363,8 @@ public final class FacadeServer implements AutoCloseable {
       h.set("Content-Type", "text/event-stream");
       ex.sendResponseHeaders(200, 0);
     }
-    String trailer = ": pointsman event_id=" + result.eventId() + " cost_micros="
-        + result.costMicros() + " cost_estimated=" + result.costEstimated() + " cache="
-        + result.cacheStatus().label() + "\n\n";
     try {
-      os.write(trailer.getBytes(StandardCharsets.UTF_8));
+      os.write(costComment(result));
       os.write(DONE);
       os.close();
       count("chat", 200);
@@ -296,6 +372,38 @@ public final class FacadeServer implements AutoCloseable {
       count("chat", 499);
       closeQuietly(os);
     }
+  }
+
+  /**
+   * A stream the graceful shutdown cancelled once the drain window was over: the call is
+   * accounted (cancelled, charged for what was streamed); the client gets the cost comment and
+   * an error event instead of {@code [DONE]}, or a 503 if nothing was sent yet.
+   */
+  private void cutByShutdown(HttpExchange ex, Headers h, OutputStream os, boolean started,
+      ChatResult result) throws IOException {
+    String message = "the server is shutting down: the stream outlived the drain window ("
+        + facade.config().drainSeconds() + " s) and was cancelled; it is accounted as"
+        + " cancelled, charged " + result.costMicros() + " micro-units for what was streamed";
+    if (!started) {
+      resultHeaders(h, result);
+      error(ex, "chat", Status.UNAVAILABLE, SHUTTING_DOWN, message);
+      return;
+    }
+    count("chat", Status.UNAVAILABLE.httpStatus());
+    writeQuietly(os, costComment(result));
+    writeQuietly(os, errorEvent(Status.UNAVAILABLE, SHUTTING_DOWN, message));
+    closeQuietly(os);
+  }
+
+  private static byte[] costComment(ChatResult result) {
+    return (": pointsman event_id=" + result.eventId() + " cost_micros=" + result.costMicros()
+        + " cost_estimated=" + result.costEstimated() + " cache="
+        + result.cacheStatus().label() + "\n\n").getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] errorEvent(Status status, String code, String message) {
+    return ("data: " + Json.write(errorBody(status, code, message)) + "\n\n")
+        .getBytes(StandardCharsets.UTF_8);
   }
 
   private static byte[] frame(ChatChunk chunk) {
@@ -357,9 +465,37 @@ public final class FacadeServer implements AutoCloseable {
   // ---------------------------------------------------------------- metrics and health
 
   private void health(HttpExchange ex) throws IOException {
-    guard(ex, "health", () -> json(ex, "health", closed ? 503 : 200,
-        ("{\"status\":\"" + (closed ? "draining" : "ok") + "\"}")
-            .getBytes(StandardCharsets.UTF_8)));
+    // Read from the background checks' last results: never waits on a component.
+    inFlight.incrementAndGet();
+    try {
+      Map<String, HealthMonitor.Component> components = facade.health().snapshot();
+      ObjectNode out = Json.mapper().createObjectNode();
+      ArrayNode failed = Json.mapper().createArrayNode();
+      for (HealthMonitor.Component c : components.values()) {
+        if (!c.up() && c.required()) {
+          failed.add(c.name());
+        }
+      }
+      boolean ok = !closed && failed.isEmpty();
+      out.put("status", closed ? "draining" : ok ? "ok" : "failing");
+      out.set("failed", failed);
+      ObjectNode comps = out.putObject("components");
+      for (HealthMonitor.Component c : components.values()) {
+        ObjectNode n = comps.putObject(c.name()).put("status", c.up() ? "up" : "down")
+            .put("required", c.required()).put("detail", c.detail());
+        if (c.checkedAt() == null) {
+          n.putNull("checkedAt");
+        } else {
+          n.put("checkedAt", c.checkedAt().toString());
+        }
+      }
+      json(ex, "health", ok ? 200 : 503, Json.writeBytes(out));
+    } catch (IOException | RuntimeException e) {
+      count("health", 499);
+    } finally {
+      ex.close();
+      exchangeEnded();
+    }
   }
 
   private void metrics(HttpExchange ex) throws IOException {
@@ -467,7 +603,7 @@ public final class FacadeServer implements AutoCloseable {
     inFlight.incrementAndGet();
     try {
       if (closed) {
-        error(ex, route, Status.UNAVAILABLE, "shutting_down", "the server is shutting down");
+        error(ex, route, Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting down");
         return;
       }
       h.handle();
@@ -487,10 +623,14 @@ public final class FacadeServer implements AutoCloseable {
           "internal error (" + e.getClass().getSimpleName() + ")");
     } finally {
       ex.close();
-      if (inFlight.decrementAndGet() == 0 && closed) {
-        synchronized (inFlight) {
-          inFlight.notifyAll();
-        }
+      exchangeEnded();
+    }
+  }
+
+  private void exchangeEnded() {
+    if (inFlight.decrementAndGet() == 0 && closed) {
+      synchronized (inFlight) {
+        inFlight.notifyAll();
       }
     }
   }
@@ -576,8 +716,12 @@ public final class FacadeServer implements AutoCloseable {
 
   /**
    * Shuts down gracefully: new requests are refused with 503, open exchanges get up to the
-   * configured drain time to finish, then the facade closes (the journal drains into
-   * PostgreSQL). Idempotent.
+   * configured drain time to finish, then streams still open are cancelled through the gateway
+   * (each is accounted as cancelled and charged for what was streamed; its client gets an SSE
+   * error event instead of {@code [DONE]}) and given a short grace to settle; a stream whose
+   * upstream sends nothing in that grace gets the error event from here and stays in flight
+   * (its record, if never written, is an interrupted call at the next start). Then the server
+   * stops and the facade closes (the journal drains into PostgreSQL). Idempotent.
    */
   @Override
   public synchronized void close() {
@@ -585,8 +729,41 @@ public final class FacadeServer implements AutoCloseable {
       return;
     }
     closed = true;
-    long deadline = System.nanoTime()
-        + TimeUnit.SECONDS.toNanos(facade.config().drainSeconds());
+    awaitExchanges(Duration.ofSeconds(facade.config().drainSeconds()));
+    if (!streams.isEmpty()) {
+      LOG.warn("{} streams still open after the drain window of {} s: cancelling them",
+          streams.size(), facade.config().drainSeconds());
+      for (LiveStream s : streams) {
+        s.cut = true;
+        StreamControl c = s.control;
+        if (c != null) {
+          c.cancel();
+        }
+      }
+      awaitExchanges(CANCEL_GRACE);
+      for (LiveStream s : streams) {
+        if (s.started && s.end()) {
+          LOG.warn("a stream's upstream sent nothing for {} after its cancellation; ending"
+              + " the client's stream without its record", CANCEL_GRACE);
+          // The handler is blocked in the provider: only this thread can tell the client.
+          liveOutput(s);
+        }
+      }
+    }
+    server.stop(0);
+    workers.shutdown();
+    facade.close();
+  }
+
+  private static void liveOutput(LiveStream s) {
+    writeQuietly(s.os, errorEvent(Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting"
+        + " down and the upstream sent nothing after the stream was cancelled; the call is"
+        + " recorded as interrupted at the next start"));
+    closeQuietly(s.os);
+  }
+
+  private void awaitExchanges(Duration max) {
+    long deadline = System.nanoTime() + max.toNanos();
     synchronized (inFlight) {
       long left;
       while (inFlight.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
@@ -594,12 +771,9 @@ public final class FacadeServer implements AutoCloseable {
           TimeUnit.NANOSECONDS.timedWait(inFlight, left);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          break;
+          return;
         }
       }
     }
-    server.stop(0);
-    workers.shutdown();
-    facade.close();
   }
 }

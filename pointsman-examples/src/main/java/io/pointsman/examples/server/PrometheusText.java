@@ -2,8 +2,8 @@ package io.pointsman.examples.server;
 
 import io.pointsman.TimingSnapshot;
 import io.pointsman.cache.tiered.CacheCounters;
-import io.pointsman.journal.JournalAccounting;
-import io.pointsman.ledger.HoldSummary;
+import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -39,29 +39,51 @@ final class PrometheusText {
           .append('\n');
     }
 
-    JournalAccounting j = facade.accounting();
-    gauge(sb, "pointsman_journal_backlog",
-        "Usage records durable in the journal and not yet confirmed by PostgreSQL.", j.backlog());
-    counter(sb, "pointsman_settled_records_total", "Usage records settled into PostgreSQL.",
-        j.settledCount());
-    counter(sb, "pointsman_interrupted_calls_total",
-        "Interrupted calls recorded UNKNOWN by recovery.", j.interruptedCount());
-    counter(sb, "pointsman_settlement_failures_total",
-        "Settlement batches that failed and were retried.", j.settlementFailures());
+    // Everything that is not a plain in-memory counter comes from a background sample: a
+    // scrape never waits on the journal's settler, PostgreSQL or Redis.
+    FacadeGauges g = facade.gauges();
+    Instant now = Instant.now();
+    Map<String, Instant> refreshed = new LinkedHashMap<>();
+    sampled(sb, g, refreshed, FacadeGauges.BACKLOG, "gauge",
+        "Usage records durable in the journal and not yet confirmed by PostgreSQL.");
+    sampled(sb, g, refreshed, FacadeGauges.SETTLED, "counter",
+        "Usage records settled into PostgreSQL.");
+    sampled(sb, g, refreshed, FacadeGauges.INTERRUPTED, "counter",
+        "Interrupted calls recorded UNKNOWN by recovery.");
+    sampled(sb, g, refreshed, FacadeGauges.FAILURES, "counter",
+        "Settlement batches that failed and were retried.");
     counter(sb, "pointsman_authentication_failures_total", "Calls refused by authentication.",
         facade.gateway().authenticationFailures());
-    gauge(sb, "pointsman_recovered_holds",
-        "Holds recovered at start still counted against budgets in this process.",
-        facade.recoveredHolds());
-    HoldSummary holds = facade.settlement().unresolvedHolds();
-    gauge(sb, "pointsman_unresolved_holds", "UNKNOWN calls awaiting attestation or expiry.",
-        holds.unresolved());
-    gauge(sb, "pointsman_unresolved_held_micros",
-        "Micro-units held by UNKNOWN calls against budgets.", holds.heldMicros());
-    gauge(sb, "pointsman_unresolved_oldest_age_seconds",
-        "Age of the oldest unresolved hold (0 when none).", holds.oldestHeldSince() == null ? 0
-            : Math.max(0, java.time.Duration.between(holds.oldestHeldSince(),
-                java.time.Instant.now()).toSeconds()));
+    sampled(sb, g, refreshed, FacadeGauges.RECOVERED, "gauge",
+        "Holds recovered at start still counted against budgets in this process.");
+    sampled(sb, g, refreshed, FacadeGauges.CONFIRMED, "gauge",
+        "1 once budgets are confirmed against the ledger; 0 while budgeted calls are refused.");
+    sampled(sb, g, refreshed, FacadeGauges.UNRESOLVED, "gauge",
+        "UNKNOWN calls awaiting attestation or expiry.");
+    sampled(sb, g, refreshed, FacadeGauges.HELD, "gauge",
+        "Micro-units held by UNKNOWN calls against budgets.");
+    FacadeGauges.Sample oldest = g.get(FacadeGauges.OLDEST);
+    if (oldest != null) {
+      gauge(sb, "pointsman_unresolved_oldest_age_seconds",
+          "Age of the oldest unresolved hold (0 when none).", oldest.value() == 0 ? 0
+              : Math.max(0, now.getEpochSecond() - oldest.value()));
+      refreshed.put("pointsman_unresolved_oldest_age_seconds", oldest.at());
+    }
+    sb.append("# HELP pointsman_gauge_refreshed_timestamp_seconds When each sampled metric was"
+        + " last refreshed in the background (Unix time).\n");
+    sb.append("# TYPE pointsman_gauge_refreshed_timestamp_seconds gauge\n");
+    for (Map.Entry<String, Instant> e : refreshed.entrySet()) {
+      sample(sb, "pointsman_gauge_refreshed_timestamp_seconds{gauge=\"" + e.getKey() + "\"}",
+          e.getValue().toEpochMilli() / 1e3);
+    }
+
+    sb.append("# HELP pointsman_health_up Whether each component is up (1) or down (0), from"
+        + " the background health checks.\n");
+    sb.append("# TYPE pointsman_health_up gauge\n");
+    for (HealthMonitor.Component c : facade.health().snapshot().values()) {
+      sb.append("pointsman_health_up{component=\"").append(escape(c.name())).append("\"} ")
+          .append(c.up() ? 1 : 0).append('\n');
+    }
 
     sb.append("# HELP pointsman_cache_events_total Cache lookups by layer and result.\n");
     sb.append("# TYPE pointsman_cache_events_total counter\n");
@@ -72,6 +94,19 @@ final class PrometheusText {
           .append('\n');
     }
     return sb.toString();
+  }
+
+  /** A background sample, or nothing before the first one (never a made-up zero). */
+  private static void sampled(StringBuilder sb, FacadeGauges g, Map<String, Instant> refreshed,
+      String name, String type, String help) {
+    FacadeGauges.Sample s = g.get(name);
+    if (s == null) {
+      return;
+    }
+    sb.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    sb.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    sb.append(name).append(' ').append(s.value()).append('\n');
+    refreshed.put(name, s.at());
   }
 
   private static void sample(StringBuilder sb, String name, double value) {

@@ -1,0 +1,114 @@
+package io.pointsman.examples.server;
+
+import io.pointsman.cache.redis.RedisConnection;
+import io.pointsman.journal.JournalAccounting;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+
+/**
+ * The facade's health checks, one per component. Each reads what exists in the component
+ * today; where a component later reports its own state (a supervised settler's snapshot, a
+ * journal's poisoned flag), only the body of its check changes.
+ */
+final class HealthChecks {
+  private HealthChecks() {}
+
+  /** A check from a name and a body. */
+  static HealthCheck of(String name, CheckBody body) {
+    return new HealthCheck() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public ComponentHealth check() throws Exception {
+        return body.check();
+      }
+    };
+  }
+
+  /** The body of a check. */
+  @FunctionalInterface
+  interface CheckBody {
+    ComponentHealth check() throws Exception;
+  }
+
+  /** The journal: down once an append met a poisoned journal. */
+  static HealthCheck journal(JournalWatch watch) {
+    return of("journal", () -> {
+      String poisoned = watch.poisoned();
+      if (poisoned != null) {
+        return ComponentHealth.down("poisoned (" + poisoned + "): restart the process after"
+            + " fixing the disk; never retry an fsync");
+      }
+      return ComponentHealth.up("appending");
+    });
+  }
+
+  /**
+   * The settler: down when records wait and none was settled for {@code stallAfter} (the
+   * database is unreachable, or the settler stopped).
+   */
+  static HealthCheck settler(JournalAccounting journal, Duration stallAfter) {
+    long[] lastDone = {-1};
+    long[] lastProgressNanos = {System.nanoTime()};
+    return of("settler", () -> {
+      long done = journal.settledCount() + journal.interruptedCount();
+      long backlog = journal.backlog();
+      long now = System.nanoTime();
+      if (done != lastDone[0] || backlog == 0) {
+        lastDone[0] = done;
+        lastProgressNanos[0] = now;
+      }
+      long idleSeconds = Duration.ofNanos(now - lastProgressNanos[0]).toSeconds();
+      String counts = backlog + " records waiting, " + done + " settled since start, "
+          + journal.settlementFailures() + " failed batches";
+      if (backlog > 0 && now - lastProgressNanos[0] > stallAfter.toNanos()) {
+        return ComponentHealth.down("stalled: nothing settled for " + idleSeconds + " s; "
+            + counts);
+      }
+      return ComponentHealth.up(counts);
+    });
+  }
+
+  /** The database: a connection and a round trip within the time-out. */
+  static HealthCheck database(DataSource dataSource, Duration timeout,
+      Supplier<String> ledgerState) {
+    return of("database", () -> {
+      try (Connection c = dataSource.getConnection()) {
+        if (!c.isValid((int) Math.max(1, timeout.toSeconds()))) {
+          return ComponentHealth.down("no valid connection");
+        }
+      } catch (java.sql.SQLException e) {
+        return ComponentHealth.down("unreachable: " + e.getMessage());
+      }
+      return ComponentHealth.up("reachable; " + ledgerState.get());
+    });
+  }
+
+  /** The counters: in process (always up), or Redis answering PING. */
+  static HealthCheck counters(RedisConnection redis) {
+    if (redis == null) {
+      return of("counters", () -> ComponentHealth.up("in process"));
+    }
+    return of("counters", () -> {
+      try {
+        String pong = redis.client().ping();
+        return "PONG".equalsIgnoreCase(pong) ? ComponentHealth.up("Redis answers PING")
+            : ComponentHealth.down("Redis answered PING with " + pong);
+      } catch (RuntimeException e) {
+        return ComponentHealth.down("Redis unreachable: " + e.getMessage());
+      }
+    });
+  }
+
+  /** The budgets: down until confirmed against the ledger (budgeted calls refused). */
+  static HealthCheck budgets(BudgetGate gate) {
+    return of("budgets", () -> gate.confirmed() ? ComponentHealth.up("confirmed against the"
+        + " ledger") : ComponentHealth.down("not confirmed against the ledger yet: calls under"
+        + " a budget are refused (503 " + BudgetGate.RULE + ")"));
+  }
+}
