@@ -82,7 +82,9 @@ class GatewayOverHttpTest {
         .deployment(Deployment.of("big-1", "http", "big"))
         .deployment(Deployment.of("small-1", "http", "small"))
         .fallback("big", "small").build();
-    server.enqueue(FixtureResponse.json(500, "{\"error\":{\"message\":\"boom\"}}"));
+    // A 503 is a refusal before processing (not billed), so only small's answer is charged; a
+    // 500 would be an unknown outcome charged its worst case (providers.md, billing).
+    server.enqueue(FixtureResponse.json(503, "{\"error\":{\"message\":\"overloaded\"}}"));
     server.enqueue(FixtureResponse.json(200, completion("from small")));
 
     ChatResult result = gateway(router, RetryPolicy.attempts(2)).build()
