@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * started from a Maven artifact (stopped on {@link #close()}), either throw-away or on a data
  * directory kept between starts.
  *
- * <p>A URL's data source is a {@link LedgerPool} (HikariCP, bounded waits: 5 seconds to connect
- * and log in, 30 seconds for a reply, 15 seconds per statement), so a dead database fails a
- * settlement batch (which the journal retries) instead of hanging it. The pool is opened on
+ * <p>A URL's data source is a {@link LedgerPool} (HikariCP, bounded waits: 2 seconds to
+ * connect and log in or wait for a session, 30 seconds for a reply, 15 seconds per
+ * statement), so a dead database fails a settlement batch (which the journal retries) instead of hanging it. The pool is opened on
  * first use and again after a failed open, so the examples start while PostgreSQL is down.
  */
 public final class LedgerDatabase implements AutoCloseable {
@@ -65,7 +65,10 @@ public final class LedgerDatabase implements AutoCloseable {
       }
       if (pool == null) {
         try {
-          pool = LedgerPool.builder(url).name("pointsman-ledger").build();
+          // A caller waits at most 2 s for a session, so a health check (3 s) sees a dead
+          // server as unreachable rather than as a check that did not answer.
+          pool = LedgerPool.builder(url).name("pointsman-ledger")
+              .connectTimeout(Duration.ofSeconds(2)).build();
         } catch (RuntimeException e) {
           throw new SQLException("cannot open the ledger pool: " + e.getMessage(), e);
         }
