@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A URL's data source is a {@link LedgerPool} (HikariCP, bounded waits: 2 seconds to
  * connect and log in or wait for a session, 30 seconds for a reply, 15 seconds per
- * statement), so a dead database fails a settlement batch (which the journal retries) instead of hanging it. The pool is opened on
- * first use and again after a failed open, so the examples start while PostgreSQL is down.
+ * statement), so a dead database fails a settlement batch (which the journal retries)
+ * instead of hanging it. The pool is opened on first use and again after a failed open, so
+ * the examples start while PostgreSQL is down.
  */
 public final class LedgerDatabase implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LedgerDatabase.class);
