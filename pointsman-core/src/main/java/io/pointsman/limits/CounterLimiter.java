@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -164,6 +165,12 @@ public final class CounterLimiter implements Limiter {
   private final ConcurrentHashMap<String, Held> live;
   private final ReentrantLock rebuildLock = new ReentrantLock();
   private volatile String knownGeneration;
+  private final long heartbeatTtlMillis;
+  /** Admissions hold it shared from the store's grant until the hold is tracked. */
+  private final ReentrantReadWriteLock admitLock = new ReentrantReadWriteLock();
+  private final Object beatLock = new Object();
+  /** The rebuild this process last reported its live holds to. */
+  private String reported;
 
   private CounterLimiter(Builder b) {
     List<Rule> list = new ArrayList<>(b.rules.size());
@@ -183,6 +190,7 @@ public final class CounterLimiter implements Limiter {
     this.lastDrainNanos = clock.nanoTime() - pendingRetryNanos;
     this.live = store.shared() ? new ConcurrentHashMap<>() : null;
     this.knownGeneration = store.observedGeneration();
+    this.heartbeatTtlMillis = b.heartbeatTimeout.toMillis();
   }
 
   /**
@@ -231,8 +239,9 @@ public final class CounterLimiter implements Limiter {
     }
     String id = admission.eventId();
     CounterGrant grant;
+    ReentrantReadWriteLock.ReadLock admitting = live == null ? null : admitLock.readLock();
     try {
-      grant = acquire(id, counters);
+      grant = acquire(id, counters, admitting);
     } catch (CounterStoreStaleException e) {
       unavailable.increment();
       staleRefusals.increment();
@@ -255,12 +264,19 @@ public final class CounterLimiter implements Limiter {
       throw new LimitsUnavailableException("limit counters are unavailable, the call is refused"
           + " (fail closed): " + e.getMessage(), e);
     }
-    if (!grant.granted()) {
-      throw denial(matched.get(grant.denied()), grant.remaining(grant.denied()), counters.get(
-          grant.denied()).amount());
+    Held held;
+    try {
+      if (!grant.granted()) {
+        throw denial(matched.get(grant.denied()), grant.remaining(grant.denied()),
+            counters.get(grant.denied()).amount());
+      }
+      held = new Held(this, id, matched, counters, grant, anyBudget ? hold : 0, anyBudget);
+      track(held);
+    } finally {
+      if (admitting != null) {
+        admitting.unlock();
+      }
     }
-    Held held = new Held(this, id, matched, counters, grant, anyBudget ? hold : 0, anyBudget);
-    track(held);
     if (pendingCount.get() > 0) {
       drainSoon();
     }
@@ -301,15 +317,35 @@ public final class CounterLimiter implements Limiter {
   }
 
   /** Acquires with the same reservation id until a reply arrives, rebuilding stale counters. */
-  private CounterGrant acquire(String id, List<Counter> counters) {
+  private CounterGrant acquire(String id, List<Counter> counters,
+      ReentrantReadWriteLock.ReadLock admitting) {
     if (live != null) {
       // Another reply (an end, a read) may have shown a generation this process has not
       // counted its live holds under yet: do that before admitting anything more.
       generationChanged();
     }
     for (int attempt = 1; ; attempt++) {
+      CounterStoreUnavailableException failure;
+      // Held from the grant until the caller tracked the hold, so that a report of live holds
+      // to a rebuild never misses a hold granted and not yet tracked.
+      if (admitting != null) {
+        admitting.lock();
+      }
       try {
         return store.acquire(id, counters, clock.now().toEpochMilli(), clock.nanoTime() / 1000);
+      } catch (CounterStoreUnavailableException e) {
+        failure = e;
+        if (admitting != null) {
+          admitting.unlock();
+        }
+      } catch (RuntimeException | Error e) {
+        if (admitting != null) {
+          admitting.unlock();
+        }
+        throw e;
+      }
+      try {
+        throw failure;
       } catch (CounterStoreStaleException e) {
         if (generationChanged()) {
           // Rebuilt by another instance: count this process's live holds before admitting.
@@ -641,6 +677,82 @@ public final class CounterLimiter implements Limiter {
   }
 
   /**
+   * Registers this instance with a shared store for the heartbeat timeout
+   * ({@link Builder#heartbeatTimeout}) and, when a rebuild of lost counters is waiting for the
+   * instances' live holds, reports this process's live holds to it (and counts those of its
+   * pending ends the ledger already has as charged by it), so that the rebuilt counters
+   * contain them before anything is admitted against them. Call it from a timer, at least
+   * every quarter of the heartbeat timeout (the facade calls it every 250 ms); a process that
+   * does not is not waited for. Does nothing for a store in the process.
+   */
+  public void heartbeat() {
+    if (live == null) {
+      return;
+    }
+    try {
+      beat();
+    } catch (CounterStoreUnavailableException e) {
+      LOG.debug("heartbeat not delivered: {}", e.getMessage());
+    }
+    generationChanged();
+  }
+
+  private void beat() {
+    synchronized (beatLock) {
+      String waiting = store.heartbeat(heartbeatTtlMillis, null, List.of());
+      if (waiting == null || waiting.equals(reported)) {
+        return;
+      }
+      if (ledger != null) {
+        // Before the rebuild reads the spend: a pending charge the ledger has is in it.
+        for (Pending p : pending) {
+          if (p.charge >= 0 && ledger.includes(p.id)) {
+            chargedByLedger.add(p.id);
+          }
+        }
+      }
+      admitLock.writeLock().lock();
+      try {
+        List<CounterHold> holds = new ArrayList<>();
+        for (Held h : live.values()) {
+          if (!h.unheld && h.anyBudget && h.state == OPEN) {
+            holds.add(new CounterHold(h.id, "", 0, h.counters));
+          }
+        }
+        store.heartbeat(heartbeatTtlMillis, waiting, holds);
+        reported = waiting;
+        LOG.warn("the shared counters are being rebuilt: {} live holds of this process"
+            + " reported to the rebuild", holds.size());
+      } finally {
+        admitLock.writeLock().unlock();
+      }
+    }
+  }
+
+  /** Waits until every live instance reported its live holds to a rebuild (fail closed). */
+  private List<CounterHold> awaitLiveHolds(CounterRebuild r) {
+    long deadline = System.nanoTime() + rebuildLockMillis * 500_000L;
+    while (true) {
+      beat();
+      List<CounterHold> holds = r.liveHolds(heartbeatTtlMillis);
+      if (holds != null) {
+        return holds;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new CounterStoreStaleException("the rebuild of the shared counters gave up: not"
+            + " every live instance reported its live holds within half the rebuild lock");
+      }
+      try {
+        Thread.sleep(Math.max(10, Math.min(100, heartbeatTtlMillis / 8)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CounterStoreStaleException("interrupted while the rebuild waited for the"
+            + " instances' live holds");
+      }
+    }
+  }
+
+  /**
    * Rebuilds stale counters from the ledger when one is set: one thread of this process, and
    * one instance across all (the store's lock), rebuilds; the others refuse meanwhile.
    *
@@ -663,9 +775,11 @@ public final class CounterLimiter implements Limiter {
             chargedByLedger.add(p.id);
           }
         }
+        // Every live instance's holds (this one's included), reported before the spend is read.
+        List<CounterHold> others = awaitLiveHolds(r);
         Instant now = clock.now();
         Collection<DispatchIntent> holds = ledger.unresolvedHolds();
-        int recovered = holds(r, ledger, holds, now).size();
+        int recovered = holds(r, ledger, holds, others, now).size();
         r.commit();
         rebuilds.increment();
         LOG.warn("the shared limit counters were stale (lost by the store); rebuilt from the"
@@ -770,7 +884,7 @@ public final class CounterLimiter implements Limiter {
             null);
       }
       try (r) {
-        out = holds(r, spend, held, clock.now());
+        out = holds(r, spend, held, List.of(), clock.now());
         r.commit();
       }
     } finally {
@@ -802,7 +916,7 @@ public final class CounterLimiter implements Limiter {
    */
   public List<Reservation> adopt(Collection<DispatchIntent> held) {
     Objects.requireNonNull(held, "held");
-    List<Reservation> out = holds(null, null, held, clock.now());
+    List<Reservation> out = holds(null, null, held, List.of(), clock.now());
     if (live != null) {
       for (Reservation h : out) {
         live.put(h.id(), (Held) h);
@@ -813,7 +927,18 @@ public final class CounterLimiter implements Limiter {
 
   /** Rebuilds (a rebuild given: counters overwritten) or adopts (null: counters kept). */
   private List<Reservation> holds(CounterRebuild rebuild, SpendSource spend,
-      Collection<DispatchIntent> held, Instant now) {
+      Collection<DispatchIntent> held, List<CounterHold> reported, Instant now) {
+    Set<String> ledgerIds = new HashSet<>();
+    for (DispatchIntent i : held) {
+      ledgerIds.add(i.reservationId());
+    }
+    // Live holds the instances reported, except those the ledger's holds already count.
+    List<CounterHold> liveHolds = new ArrayList<>();
+    for (CounterHold h : reported) {
+      if (!ledgerIds.contains(h.reservationId())) {
+        liveHolds.add(h);
+      }
+    }
     Map<DispatchIntent, List<Counter>> holds = new LinkedHashMap<>();
     Map<DispatchIntent, List<Rule>> holdRules = new LinkedHashMap<>();
     for (Rule r : rules) {
@@ -835,9 +960,27 @@ public final class CounterLimiter implements Limiter {
           holdRules.computeIfAbsent(i, k -> new ArrayList<>()).add(r);
         }
       }
+      for (CounterHold h : liveHolds) {
+        for (Counter c : h.counters()) {
+          if (c.type() == Counter.Type.BUDGET && c.key().equals(w.key)) {
+            heldSum = Math.addExact(heldSum, c.amount());
+          }
+        }
+      }
       if (rebuild != null) {
         rebuild.restore(Counter.budget(w.key, r.rule.limit(), 0, w.endMillis),
             spend.spent(r.rule.scope(), from, to), heldSum, now.toEpochMilli());
+      }
+    }
+    if (rebuild != null) {
+      for (CounterHold h : liveHolds) {
+        List<Counter> budgets = new ArrayList<>();
+        for (Counter c : h.counters()) {
+          if (c.type() == Counter.Type.BUDGET) {
+            budgets.add(c);
+          }
+        }
+        rebuild.hold(h.reservationId(), budgets, now.toEpochMilli());
       }
     }
     List<Reservation> out = new ArrayList<>(holds.size());
@@ -975,6 +1118,7 @@ public final class CounterLimiter implements Limiter {
     private Duration holdLease;
     private Duration rebuildLock;
     private Duration pendingRetry;
+    private Duration heartbeatTimeout;
 
     private Builder(CounterStore store) {
       this.store = store;
@@ -1240,6 +1384,32 @@ public final class CounterLimiter implements Limiter {
     }
 
     /**
+     * Sets how long an instance's registration with a shared store lasts without a
+     * {@link CounterLimiter#heartbeat() heartbeat}. A rebuild of lost counters waits at least
+     * this long, and until every instance registered within it reported its live holds,
+     * before it admits anything. Default: 2 seconds; call {@code heartbeat()} at least every
+     * quarter of it.
+     *
+     * @param value the timeout
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalArgumentException if not positive
+     * @throws IllegalStateException if already set
+     */
+    public Builder heartbeatTimeout(Duration value) {
+      Objects.requireNonNull(value, "heartbeatTimeout");
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException("heartbeatTimeout must be positive: " + value);
+      }
+      if (heartbeatTimeout != null) {
+        throw new IllegalStateException("heartbeatTimeout was already set to "
+            + heartbeatTimeout);
+      }
+      heartbeatTimeout = value;
+      return this;
+    }
+
+    /**
      * Builds the limiter.
      *
      * @return the limiter
@@ -1262,6 +1432,9 @@ public final class CounterLimiter implements Limiter {
       }
       if (pendingRetry == null) {
         pendingRetry = Duration.ofSeconds(5);
+      }
+      if (heartbeatTimeout == null) {
+        heartbeatTimeout = Duration.ofSeconds(2);
       }
       return new CounterLimiter(this);
     }

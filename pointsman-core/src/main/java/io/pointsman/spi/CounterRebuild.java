@@ -45,6 +45,23 @@ public interface CounterRebuild extends AutoCloseable {
   void hold(String reservationId, List<Counter> counters, long nowMillis);
 
   /**
+   * Returns the live holds every instance registered with the store reported for this rebuild
+   * ({@link CounterStore#heartbeat}), once each has reported or its registration expired and
+   * at least {@code heartbeatTtlMillis} passed since the rebuild began (so every instance
+   * alive had a chance to register again on a server that lost its data); null while the
+   * rebuild must still wait. Reports arriving after a non-null answer are not taken. A store
+   * in the process has no other instances and returns an empty list.
+   *
+   * @param heartbeatTtlMillis how long an instance's registration lasts
+   * @return the reported holds, or null to wait and ask again
+   * @throws IllegalStateException if the rebuild lock was lost or the rebuild has ended
+   * @throws CounterStoreUnavailableException if the store cannot be reached
+   */
+  default List<CounterHold> liveHolds(long heartbeatTtlMillis) {
+    return List.of();
+  }
+
+  /**
    * Makes the rebuilt counters current and releases the lock.
    *
    * @throws IllegalStateException if the rebuild lock was lost or the rebuild has ended

@@ -216,4 +216,23 @@ public interface CounterStore {
   default boolean reassert(String reservationId, List<Counter> counters, long nowMillis) {
     return false;
   }
+
+  /**
+   * Registers this instance as alive for {@code ttlMillis} (a shared store keeps one entry per
+   * instance, by its owner name, measured on the server's clock) and, with
+   * {@code acknowledged} naming the rebuild in progress, reports the holds of this instance's
+   * live calls to it, so that the rebuild counts them before it commits. A rebuild commits
+   * only once every registered instance has reported or its registration expired. A store in
+   * the process has nothing to register and returns null.
+   *
+   * @param ttlMillis how long the registration lasts without another heartbeat
+   * @param acknowledged the rebuild this report answers, or null to only register
+   * @param liveHolds the live holds (id and budget counters with their amounts) reported
+   *     with {@code acknowledged}
+   * @return the rebuild waiting for this instance's report, or null when none waits
+   * @throws CounterStoreUnavailableException if the store cannot be reached
+   */
+  default String heartbeat(long ttlMillis, String acknowledged, List<CounterHold> liveHolds) {
+    return null;
+  }
 }

@@ -13,7 +13,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.postgresql.ds.PGSimpleDataSource;
+import io.pointsman.ledger.LedgerPool;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,9 +26,11 @@ import org.slf4j.LoggerFactory;
  * started from a Maven artifact (stopped on {@link #close()}), either throw-away or on a data
  * directory kept between starts.
  *
- * <p>A URL's data source gets bounded waits unless the URL sets its own: 5 seconds to connect
- * and to log in, 60 seconds for a reply on an open connection, so a dead database fails a
- * settlement batch (which the journal retries) instead of hanging it.
+ * <p>A URL's data source is a {@link LedgerPool} (HikariCP, bounded waits: 2 seconds to
+ * connect and log in or wait for a session, 30 seconds for a reply, 15 seconds per
+ * statement), so a dead database fails a settlement batch (which the journal retries)
+ * instead of hanging it. The pool is opened on first use and again after a failed open, so
+ * the examples start while PostgreSQL is down.
  */
 public final class LedgerDatabase implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LedgerDatabase.class);
@@ -35,11 +41,97 @@ public final class LedgerDatabase implements AutoCloseable {
   private final DataSource dataSource;
   private final EmbeddedPostgres embedded;
   private final String description;
+  private final PooledSource pooled;
 
   private LedgerDatabase(DataSource dataSource, EmbeddedPostgres embedded, String description) {
     this.dataSource = dataSource;
     this.embedded = embedded;
     this.description = description;
+    this.pooled = dataSource instanceof PooledSource p ? p : null;
+  }
+
+  /** A {@link LedgerPool} opened on first use (and again after a failed open). */
+  private static final class PooledSource implements DataSource {
+    private final String url;
+    private LedgerPool pool;
+    private boolean closed;
+
+    PooledSource(String url) {
+      this.url = url;
+    }
+
+    private synchronized LedgerPool pool() throws SQLException {
+      if (closed) {
+        throw new SQLException("the ledger database was closed");
+      }
+      if (pool == null) {
+        try {
+          // A caller waits at most 2 s for a session, so a health check (3 s) sees a dead
+          // server as unreachable rather than as a check that did not answer.
+          pool = LedgerPool.builder(url).name("pointsman-ledger")
+              .connectTimeout(Duration.ofSeconds(2)).build();
+        } catch (RuntimeException e) {
+          throw new SQLException("cannot open the ledger pool: " + e.getMessage(), e);
+        }
+      }
+      return pool;
+    }
+
+    synchronized void close() {
+      closed = true;
+      if (pool != null) {
+        pool.close();
+        pool = null;
+      }
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+      return pool().dataSource().getConnection();
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+      return pool().dataSource().getConnection(username, password);
+    }
+
+    @Override
+    public PrintWriter getLogWriter() {
+      return null;
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) {
+      // Logging goes through SLF4J.
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) {
+      // The pool's connect timeout applies.
+    }
+
+    @Override
+    public int getLoginTimeout() {
+      return (int) LedgerPool.DEFAULT_CONNECT_TIMEOUT.toSeconds();
+    }
+
+    @Override
+    public java.util.logging.Logger getParentLogger() throws SQLFeatureNotSupportedException {
+      throw new SQLFeatureNotSupportedException("no java.util.logging");
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+      if (iface.isInstance(this)) {
+        return iface.cast(this);
+      }
+      throw new SQLException("not a wrapper of " + iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) {
+      return iface.isInstance(this);
+    }
   }
 
   /**
@@ -68,19 +160,8 @@ public final class LedgerDatabase implements AutoCloseable {
    */
   public static LedgerDatabase open(String url, Path embeddedDataDir) {
     if (url != null && !url.isBlank()) {
-      PGSimpleDataSource ds = new PGSimpleDataSource();
-      ds.setURL(url);
-      String lower = url.toLowerCase(java.util.Locale.ROOT);
-      if (!lower.contains("connecttimeout=")) {
-        ds.setConnectTimeout(5);
-      }
-      if (!lower.contains("logintimeout=")) {
-        ds.setLoginTimeout(5);
-      }
-      if (!lower.contains("sockettimeout=")) {
-        ds.setSocketTimeout(60);
-      }
-      return new LedgerDatabase(ds, null, url.replaceAll("password=[^&]*", "password=***"));
+      return new LedgerDatabase(new PooledSource(url), null,
+          url.replaceAll("password=[^&]*", "password=***"));
     }
     if (embeddedDataDir == null) {
       EmbeddedPostgres pg = EmbeddedPostgres.start();
@@ -165,9 +246,12 @@ public final class LedgerDatabase implements AutoCloseable {
     return description;
   }
 
-  /** Stops an embedded server; nothing for a URL. */
+  /** Closes a URL's pool; stops an embedded server. */
   @Override
   public void close() {
+    if (pooled != null) {
+      pooled.close();
+    }
     if (embedded != null) {
       embedded.close();
     }

@@ -343,8 +343,53 @@ public final class RedisCounterStore implements CounterStore {
   static final String REBUILD_BEGIN = """
       if ARGV[3] == '1' and redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
       if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return -1 end
-      redis.call('DEL', KEYS[1])
+      redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])
+      """ + TNOW + """
+      redis.call('HSET', KEYS[3], 'g', ARGV[1], 't', string.format('%.0f', tnow))
+      redis.call('PEXPIRE', KEYS[3], ARGV[2])
       return 1
+      """;
+
+  /**
+   * Registers an instance and, acknowledging the rebuild in progress, stages its live holds.
+   * KEYS: generation, rebuild in progress, instances, acknowledgements, staged holds. ARGV:
+   * owner, registration lifetime (ms), acknowledged rebuild ('' none), then pairs of
+   * reservation id and counter spec. Returns {generation or '', rebuild waiting or ''}.
+   */
+  static final String HEARTBEAT = TNOW + """
+      redis.call('ZADD', KEYS[3], string.format('%.0f', tnow + tonumber(ARGV[2])), ARGV[1])
+      local nx = redis.call('HMGET', KEYS[2], 'g', 'c')
+      if ARGV[3] ~= '' and nx[1] == ARGV[3] and not nx[2] then
+        for i = 4, #ARGV - 1, 2 do redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 1]) end
+        redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
+        redis.call('PEXPIRE', KEYS[5], redis.call('PTTL', KEYS[2]))
+      end
+      local pend = ''
+      if nx[1] and not nx[2] then pend = nx[1] end
+      return {redis.call('GET', KEYS[1]) or '', pend}
+      """;
+
+  /**
+   * Closes a rebuild's reporting once every registered instance acknowledged it (or expired)
+   * and one registration lifetime passed since it began. KEYS: lock, rebuild in progress,
+   * instances, acknowledgements, staged holds. ARGV: token, registration lifetime (ms).
+   * Returns {1, id_1, spec_1, ...}, {-1} to wait, {0} when the lock is lost.
+   */
+  static final String SNAPSHOT = """
+      if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
+      local nx = redis.call('HMGET', KEYS[2], 'g', 't')
+      if nx[1] ~= ARGV[1] then return {0} end
+      """ + TNOW + """
+      if tnow < tonumber(nx[2]) + tonumber(ARGV[2]) then return {-1} end
+      redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', string.format('%.0f', tnow))
+      for _, m in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+        if redis.call('HGET', KEYS[4], m) ~= ARGV[1] then return {-1} end
+      end
+      redis.call('HSET', KEYS[2], 'c', '1')
+      local out = {1}
+      local st = redis.call('HGETALL', KEYS[5])
+      for i = 1, #st do out[#out + 1] = st[i] end
+      return out
       """;
 
   /**
@@ -389,13 +434,13 @@ public final class RedisCounterStore implements CounterStore {
       if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end
       if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
       redis.call('SET', KEYS[1], ARGV[1])
-      redis.call('DEL', KEYS[2])
+      redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
       return 1
       """;
 
   /** Releases the lock of an uncommitted rebuild. KEYS: lock. ARGV: token. */
   static final String REBUILD_ABORT = """
-      if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+      if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) end
       return 1
       """;
 
@@ -452,6 +497,12 @@ public final class RedisCounterStore implements CounterStore {
   private final String genKey;
   private final String lockKey;
   private final String indexKey;
+  private final String nextKey;
+  private final String membersKey;
+  private final String acksKey;
+  private final String stageKey;
+  private final Script heartbeat;
+  private final Script snapshot;
   private final Script acquire;
   private final Script end;
   private final Script extend;
@@ -544,6 +595,12 @@ public final class RedisCounterStore implements CounterStore {
     this.genKey = prefix + "~gen";
     this.lockKey = prefix + "~lock";
     this.indexKey = prefix + "~holds";
+    this.nextKey = prefix + "~next";
+    this.membersKey = prefix + "~instances";
+    this.acksKey = prefix + "~acks";
+    this.stageKey = prefix + "~staged";
+    this.heartbeat = new Script(HEARTBEAT);
+    this.snapshot = new Script(SNAPSHOT);
     this.allowEviction = b.allowEviction;
     this.acquire = new Script(ACQUIRE);
     this.end = new Script(END);
@@ -848,6 +905,31 @@ public final class RedisCounterStore implements CounterStore {
   }
 
   @Override
+  public String heartbeat(long ttlMillis, String acknowledged, List<CounterHold> liveHolds) {
+    List<String> args = new ArrayList<>(3 + 2 * liveHolds.size());
+    args.add(owner);
+    args.add(Long.toString(ttlMillis));
+    args.add(acknowledged == null ? "" : acknowledged);
+    if (acknowledged != null) {
+      for (CounterHold h : liveHolds) {
+        String spec = spec(h.counters());
+        if (!spec.isEmpty()) {
+          args.add(h.reservationId());
+          args.add(spec);
+        }
+      }
+    }
+    List<?> out = (List<?>) heartbeat.run(List.of(genKey, nextKey, membersKey, acksKey,
+        stageKey), args);
+    String gen = (String) out.get(0);
+    if (!gen.isEmpty()) {
+      seen(gen);
+    }
+    String waiting = (String) out.get(1);
+    return waiting.isEmpty() ? null : waiting;
+  }
+
+  @Override
   public CounterReading read(Counter counter) {
     List<?> out = (List<?>) read.run(List.of(genKey, prefix + counter.key()),
         List.of(code(counter.type())));
@@ -875,7 +957,7 @@ public final class RedisCounterStore implements CounterStore {
       throw new IllegalArgumentException("lockMillis must be positive: " + lockMillis);
     }
     String token = UUID.randomUUID().toString();
-    long r = (Long) rebuildBegin.run(List.of(genKey, lockKey), List.of(token,
+    long r = (Long) rebuildBegin.run(List.of(genKey, lockKey, nextKey, stageKey), List.of(token,
         Long.toString(lockMillis), onlyIfStale ? "1" : "0"));
     if (r != 1) {
       return null;
@@ -941,9 +1023,29 @@ public final class RedisCounterStore implements CounterStore {
     }
 
     @Override
+    public List<CounterHold> liveHolds(long heartbeatTtlMillis) {
+      checkOpen();
+      List<?> out = (List<?>) snapshot.run(List.of(lockKey, nextKey, membersKey, acksKey,
+          stageKey), List.of(token, Long.toString(heartbeatTtlMillis)));
+      long status = (Long) out.get(0);
+      if (status == 0) {
+        check(0L);
+      }
+      if (status == -1) {
+        return null;
+      }
+      List<CounterHold> holds = new ArrayList<>();
+      for (int i = 1; i + 1 < out.size(); i += 2) {
+        holds.add(new CounterHold((String) out.get(i), "staged", 0,
+            parseSpec((String) out.get(i + 1))));
+      }
+      return holds;
+    }
+
+    @Override
     public void commit() {
       checkOpen();
-      check(rebuildCommit.run(List.of(genKey, lockKey), List.of(token)));
+      check(rebuildCommit.run(List.of(genKey, lockKey, nextKey, stageKey), List.of(token)));
       open = false;
       generation = token;
       LOG.info("limit counters under {} rebuilt: generation {}", prefix, token);
@@ -954,7 +1056,7 @@ public final class RedisCounterStore implements CounterStore {
       if (open) {
         open = false;
         try {
-          rebuildAbort.run(List.of(lockKey), List.of(token));
+          rebuildAbort.run(List.of(lockKey, nextKey, stageKey), List.of(token));
         } catch (CounterStoreUnavailableException e) {
           LOG.warn("could not release the rebuild lock {}; it expires by itself", lockKey, e);
         }

@@ -20,6 +20,7 @@ import io.pointsman.ledger.ReservationState;
 import io.pointsman.limits.CounterLimiter;
 import io.pointsman.limits.InProcessCounterStore;
 import io.pointsman.limits.Scope;
+import io.pointsman.limits.SpendSource;
 import io.pointsman.limits.redis.RedisCounterStore;
 import io.pointsman.model.Usage;
 import io.pointsman.provider.Credential;
@@ -36,6 +37,12 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Collection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +96,16 @@ public final class Facade implements AutoCloseable {
   private static final Duration JOURNAL_GAUGES = Duration.ofSeconds(1);
   private static final Duration LEDGER_GAUGES = Duration.ofSeconds(5);
   private static final Logger LOG = LoggerFactory.getLogger(Facade.class);
+  /** The cache's Redis: a cache miss is cheaper than a slow lookup. */
+  private static final Duration CACHE_REDIS_TIMEOUT = Duration.ofMillis(500);
+  /** The counters' Redis: an admission may wait longer than a cache lookup. */
+  private static final Duration COUNTERS_REDIS_TIMEOUT = Duration.ofSeconds(2);
+  /** How often the limiter's housekeeping runs: pending ends, orphan sweep. */
+  private static final long LIMITER_HOUSEKEEPING_SECONDS = 10;
+  /** How often this instance heartbeats to the shared counters (a quarter of the timeout). */
+  private static final long HEARTBEAT_MILLIS = 250;
+  /** How long a drain of the journal may take before the ledger's spend is read. */
+  private static final Duration SPEND_DRAIN = Duration.ofSeconds(10);
 
   private final FacadeConfig config;
   private final LedgerDatabase database;
@@ -97,6 +114,7 @@ public final class Facade implements AutoCloseable {
   private final JournalAccounting accounting;
   private final JournalWatch journalWatch;
   private final RedisConnection redis;
+  private final RedisConnection counters;
   private final CounterLimiter limiter;
   private final BudgetGate gate;
   private final CaffeineExactCache cache;
@@ -105,6 +123,7 @@ public final class Facade implements AutoCloseable {
   private final InMemoryKeyStore keys;
   private final Map<String, Reservation> recoveredHolds = new ConcurrentHashMap<>();
   private final ScheduledExecutorService housekeeping;
+  private volatile ScheduledExecutorService heartbeats;
   private final HealthMonitor health;
   private final FacadeGauges gauges;
   private final int recoveredInterrupted;
@@ -116,6 +135,7 @@ public final class Facade implements AutoCloseable {
     this.config = config;
     LedgerDatabase db = null;
     RedisConnection shared = null;
+    RedisConnection countersConn = null;
     JournalAccounting journal = null;
     ScheduledExecutorService house = null;
     HealthMonitor monitor = null;
@@ -148,16 +168,27 @@ public final class Facade implements AutoCloseable {
       CounterStore store;
       if (config.redisUrl() != null) {
         shared = RedisConnection.builder(URI.create(config.redisUrl()))
-            .keyPrefix(config.redisPrefix()).timeout(Duration.ofSeconds(2)).build();
-        store = RedisCounterStore.builder(shared.client())
-            .keyPrefix(config.redisPrefix() + ":limits").build();
+            .keyPrefix(config.redisPrefix()).timeout(CACHE_REDIS_TIMEOUT).build();
+      }
+      redis = shared;
+      if (config.countersRedis() != null) {
+        // The counters' own connection: a limiter's time-out, never the cache's, and a
+        // server that must not evict (checked by the store unless explicitly allowed).
+        countersConn = RedisConnection.builder(URI.create(config.countersRedis()))
+            .keyPrefix(config.redisPrefix() + ":limits").timeout(COUNTERS_REDIS_TIMEOUT)
+            .build();
+        store = RedisCounterStore.builder(countersConn)
+            .allowEvictionPolicy(config.allowEvictionPolicy()).build();
       } else {
         store = new InProcessCounterStore();
       }
-      redis = shared;
+      counters = countersConn;
       CounterLimiter.Builder lb = CounterLimiter.builder(store);
       for (FacadeConfig.BudgetEntry b : config.budgets()) {
         lb.budget(scope(b.scope()), b.limitMicros());
+      }
+      if (countersConn != null) {
+        lb.ledger(new LedgerSpend(this));
       }
       limiter = lb.build();
       gate = new BudgetGate(limiter);
@@ -229,11 +260,24 @@ public final class Facade implements AutoCloseable {
       }
       housekeeping.scheduleWithFixedDelay(this::reconcileQuietly, HOUSEKEEPING_SECONDS,
           HOUSEKEEPING_SECONDS, TimeUnit.SECONDS);
+      if (counters != null) {
+        heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
+          Thread t = new Thread(r, "pointsman-counters-heartbeat");
+          t.setDaemon(true);
+          return t;
+        });
+        // Registers this instance with the shared counters and reports its live holds to a
+        // rebuild of lost counters, which waits for them before admitting anything.
+        heartbeats.scheduleWithFixedDelay(limiter::heartbeat, 0, HEARTBEAT_MILLIS,
+            TimeUnit.MILLISECONDS);
+        housekeeping.scheduleWithFixedDelay(this::limiterHousekeeping,
+            LIMITER_HOUSEKEEPING_SECONDS, LIMITER_HOUSEKEEPING_SECONDS, TimeUnit.SECONDS);
+      }
 
       monitor = new HealthMonitor(List.of(
           HealthChecks.journal(journalWatch),
           HealthChecks.settler(journal, SETTLER_STALL),
-          HealthChecks.counters(shared),
+          HealthChecks.counters(countersConn),
           HealthChecks.database(db.dataSource(), HEALTH_TIMEOUT,
               () -> ledger.ifReady().isPresent() ? "ledger ready" : "ledger not built yet"),
           HealthChecks.budgets(gate)), HEALTH_INTERVAL, HEALTH_TIMEOUT);
@@ -253,11 +297,13 @@ public final class Facade implements AutoCloseable {
       }
     } catch (IOException e) {
       shutdownQuietly(house);
-      closeQuietly(sampled, monitor, journal, shared, db);
+      shutdownQuietly(heartbeats);
+      closeQuietly(sampled, monitor, journal, shared, countersConn, db);
       throw new UncheckedIOException("cannot prepare the journal directory", e);
     } catch (RuntimeException | Error e) {
       shutdownQuietly(house);
-      closeQuietly(sampled, monitor, journal, shared, db);
+      shutdownQuietly(heartbeats);
+      closeQuietly(sampled, monitor, journal, shared, countersConn, db);
       throw e;
     }
   }
@@ -317,10 +363,19 @@ public final class Facade implements AutoCloseable {
       // every hold: adopt handles to them (each resolved once, whichever instance sees it).
       // No budgeted call holds anything yet (the gate refused them), so rebuilding overwrites
       // nothing a running call needs.
-      List<Reservation> holds = redis == null
+      List<Reservation> holds = counters == null
           ? limiter.rebuild(l.budgets()::spent, unresolved) : limiter.adopt(unresolved);
       for (Reservation r : holds) {
         recoveredHolds.put(eventOfReservation.get(r.id()), r);
+      }
+      if (counters != null) {
+        try {
+          // Shared counters without a generation (a new namespace, or Redis lost them) are
+          // rebuilt from the ledger now rather than by the first call.
+          limiter.budgets();
+        } catch (RuntimeException e) {
+          LOG.warn("the shared counters cannot be read yet: {}", e.getMessage());
+        }
       }
       gate.confirm();
       LOG.info("budgets confirmed against the ledger: {} unresolved holds counted",
@@ -376,6 +431,73 @@ public final class Facade implements AutoCloseable {
         epoch);
     reconcileHolds();
     return d;
+  }
+
+  /** Retries ends the counters' Redis did not confirm, and releases orphan holds. */
+  private void limiterHousekeeping() {
+    try {
+      int left = limiter.retryPendingEnds();
+      if (left > 0) {
+        LOG.warn("{} ends of reservations still pending: the counters' Redis does not answer",
+            left);
+      }
+      if (ledger.ifReady().isPresent()) {
+        int swept = limiter.sweepOrphanHolds();
+        if (swept > 0) {
+          LOG.warn("{} orphan holds released from the shared counters", swept);
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("limiter housekeeping failed; retried in {} s: {}", LIMITER_HOUSEKEEPING_SECONDS,
+          e.getMessage());
+    }
+  }
+
+  /**
+   * The ledger as the shared counters' system of record: settled spend read after the journal
+   * drained (so it includes every record this process made durable), the ledger's unresolved
+   * holds, and whether a reservation's call has a settled row.
+   */
+  private static final class LedgerSpend implements SpendSource {
+    private final Facade facade;
+
+    LedgerSpend(Facade facade) {
+      this.facade = facade;
+    }
+
+    private void drain() {
+      if (!facade.accounting.awaitDrained(SPEND_DRAIN)) {
+        LOG.warn("the journal did not drain within {} before the ledger's spend was read",
+            SPEND_DRAIN);
+      }
+    }
+
+    @Override
+    public long spent(Scope scope, Instant from, Instant to) {
+      drain();
+      return facade.ledger.require().budgets().spent(scope, from, to);
+    }
+
+    @Override
+    public Collection<DispatchIntent> unresolvedHolds() {
+      return facade.ledger.require().settlement().unresolvedIntents();
+    }
+
+    @Override
+    public boolean includes(String reservationId) {
+      drain();
+      try (Connection c = facade.database.dataSource().getConnection();
+          PreparedStatement s = c.prepareStatement("SELECT 1 FROM pointsman.reservations"
+              + " WHERE reservation_id = ? AND state IN ('SETTLED', 'RELEASED', 'ATTESTED',"
+              + " 'EXPIRED')")) {
+        s.setString(1, reservationId);
+        try (ResultSet rs = s.executeQuery()) {
+          return rs.next();
+        }
+      } catch (SQLException e) {
+        throw new IllegalStateException("cannot read the ledger: " + e.getMessage(), e);
+      }
+    }
   }
 
   private void reconcileQuietly() {
@@ -468,6 +590,15 @@ public final class Facade implements AutoCloseable {
   }
 
   /**
+   * Returns the PostgreSQL settlement if the ledger was reached, without trying.
+   *
+   * @return the settlement, or empty
+   */
+  public Optional<PostgresSettlement> settlementIfReady() {
+    return ledger.ifReady().map(LazyLedger.Ledger::settlement);
+  }
+
+  /**
    * Returns whether the budgets were confirmed against the ledger (before that, calls under a
    * budget are refused with 503).
    *
@@ -536,8 +667,8 @@ public final class Facade implements AutoCloseable {
     out.println("  PostgreSQL: " + database.description()
         + (ledger.ifReady().isPresent() ? "" : " (not reachable yet: " + ledger.lastFailure()
             + ")"));
-    out.println("  counters:   " + (redis == null ? "in process" : "Redis " + config.redisUrl()
-        + " prefix " + config.redisPrefix()));
+    out.println("  counters:   " + (counters == null ? "in process" : "Redis "
+        + config.countersRedis() + " prefix " + config.redisPrefix() + ":limits"));
     out.println("  upstream:   " + (config.upstream() == null ? "in-process fixture provider"
         : config.upstream()));
     out.println("  recovery:   " + recoveredResettled + " settled records re-sent, "
@@ -550,11 +681,12 @@ public final class Facade implements AutoCloseable {
   @Override
   public void close() {
     housekeeping.shutdownNow();
+    shutdownQuietly(heartbeats);
     closeQuietly(health, gauges);
     try {
       gateway.close();
     } finally {
-      closeQuietly(accounting, cache, redis, database);
+      closeQuietly(accounting, cache, redis, counters, database);
     }
   }
 

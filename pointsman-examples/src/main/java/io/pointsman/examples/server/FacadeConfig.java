@@ -59,12 +59,17 @@ import java.util.Objects;
  * @param dataDir the directory of the durable state the other fields do not place (the
  *     journal's default and the embedded PostgreSQL's files); null for
  *     {@value #DEFAULT_DATA_DIR}, relative to the working directory
+ * @param countersRedisUrl the Redis URI of the budget counters when they live apart from the
+ *     cache's (a server that never evicts); null for {@code redisUrl}
+ * @param allowEvictionPolicy true to accept a counters' Redis whose {@code maxmemory-policy}
+ *     is not {@code noeviction} (logged as a warning at every start); false refuses it
  */
 public record FacadeConfig(
     int port, String journal, String postgresUrl, String redisUrl, String redisPrefix,
     String upstream, String upstreamKeyEnv, String adminToken, int floorPercent,
     int drainSeconds, String portFile, List<ModelEntry> models, List<KeyEntry> keys,
-    List<BudgetEntry> budgets, String dataDir) {
+    List<BudgetEntry> budgets, String dataDir, String countersRedisUrl,
+    boolean allowEvictionPolicy) {
 
   /** The default data directory, relative to the working directory. */
   public static final String DEFAULT_DATA_DIR = "pointsman-data";
@@ -94,6 +99,47 @@ public record FacadeConfig(
     keys = keys == null ? List.of() : List.copyOf(keys);
     budgets = budgets == null ? List.of() : List.copyOf(budgets);
     dataDir = dataDir == null || dataDir.isBlank() ? DEFAULT_DATA_DIR : dataDir;
+    countersRedisUrl = countersRedisUrl == null || countersRedisUrl.isBlank() ? null
+        : countersRedisUrl;
+  }
+
+  /**
+   * A configuration whose counters share the cache's Redis.
+   *
+   * @param port the port to listen on, 0 for any free port
+   * @param journal the journal directory; null for {@code journal} under the data directory
+   * @param postgresUrl the JDBC URL of the ledger database; null for an embedded server
+   * @param redisUrl the shared Redis URI, or null
+   * @param redisPrefix the prefix of every Redis key
+   * @param upstream the upstream's base URI, or null for the fixture provider
+   * @param upstreamKeyEnv the environment variable holding the upstream's API key
+   * @param adminToken the admin endpoints' bearer token, or null
+   * @param floorPercent an interrupted call's floor as a percentage of its hold
+   * @param drainSeconds how long a graceful shutdown waits for open exchanges
+   * @param portFile where to write the bound port, or null
+   * @param models the models served
+   * @param keys the virtual keys accepted
+   * @param budgets the budgets enforced
+   * @param dataDir the data directory, or null for the default
+   */
+  public FacadeConfig(
+      int port, String journal, String postgresUrl, String redisUrl, String redisPrefix,
+      String upstream, String upstreamKeyEnv, String adminToken, int floorPercent,
+      int drainSeconds, String portFile, List<ModelEntry> models, List<KeyEntry> keys,
+      List<BudgetEntry> budgets, String dataDir) {
+    this(port, journal, postgresUrl, redisUrl, redisPrefix, upstream, upstreamKeyEnv,
+        adminToken, floorPercent, drainSeconds, portFile, models, keys, budgets, dataDir, null,
+        false);
+  }
+
+  /**
+   * Returns the Redis URI of the budget counters: {@link #countersRedisUrl()} when set, else
+   * {@link #redisUrl()}.
+   *
+   * @return the URI, or null when counters live in this process
+   */
+  public String countersRedis() {
+    return countersRedisUrl != null ? countersRedisUrl : redisUrl;
   }
 
   /**
@@ -235,6 +281,7 @@ public record FacadeConfig(
     m.put("--postgres-url", "postgresUrl");
     m.put("--redis-url", "redisUrl");
     m.put("--redis-prefix", "redisPrefix");
+    m.put("--counters-redis-url", "countersRedisUrl");
     m.put("--upstream", "upstream");
     m.put("--admin-token", "adminToken");
     m.put("--port-file", "portFile");

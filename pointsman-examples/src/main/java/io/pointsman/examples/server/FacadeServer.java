@@ -15,6 +15,8 @@ import io.pointsman.StreamControl;
 import io.pointsman.StreamObserver;
 import io.pointsman.catalog.ModelSpec;
 import io.pointsman.ledger.Hold;
+import io.pointsman.ledger.QuarantinedItem;
+import io.pointsman.ledger.RedriveReport;
 import io.pointsman.ledger.HoldDecision;
 import io.pointsman.limits.BudgetState;
 import io.pointsman.model.ChatChunk;
@@ -80,7 +82,8 @@ import org.slf4j.LoggerFactory;
  *       (JSON {@code costMicros}, {@code epoch}, {@code evidence}, optional
  *       {@code promptTokens}, {@code completionTokens}), {@code POST /admin/holds/reconcile}
  *       (expire ended holds and settle resolved ones now, rather than at the next minute),
- *       {@code GET /admin/budgets}.</li>
+ *       {@code GET /admin/budgets}, {@code GET /admin/quarantine} (the ledger's quarantined
+ *       items), {@code POST /admin/quarantine/redrive} (re-drives them).</li>
  * </ul>
  *
  * <p>Errors are OpenAI-shaped ({@code {"error": {"message", "type", "code"}}}) with the
@@ -532,6 +535,31 @@ public final class FacadeServer implements AutoCloseable {
               .put("spentMicros", e.getValue().spentMicros())
               .put("heldMicros", e.getValue().heldMicros());
         }
+        json(ex, "admin", 200, Json.writeBytes(out));
+        return;
+      }
+      if ("GET".equals(method) && "/admin/quarantine".equals(path)) {
+        ArrayNode items = Json.mapper().createArrayNode();
+        for (QuarantinedItem q : facade.settlement().quarantined()) {
+          items.addObject().put("quarantineId", q.quarantineId()).put("kind", q.kind().name())
+              .put("eventId", q.eventId()).put("reasonKind", q.reasonKind().name())
+              .put("reason", q.reason()).put("sqlState", q.sqlState())
+              .put("heldMicros", q.heldMicros())
+              .put("quarantinedAt", String.valueOf(q.quarantinedAt()))
+              .put("lastTriedAt", String.valueOf(q.lastTriedAt())).put("tries", q.tries());
+        }
+        ObjectNode out = Json.mapper().createObjectNode();
+        out.set("items", items);
+        json(ex, "admin", 200, Json.writeBytes(out));
+        return;
+      }
+      if ("POST".equals(method) && "/admin/quarantine/redrive".equals(path)) {
+        RedriveReport r = facade.settlement().redriveQuarantined();
+        ObjectNode out = Json.mapper().createObjectNode();
+        ArrayNode done = out.putArray("redriven");
+        r.redriven().forEach(done::add);
+        ArrayNode still = out.putArray("stillQuarantined");
+        r.stillQuarantined().forEach(still::add);
         json(ex, "admin", 200, Json.writeBytes(out));
         return;
       }

@@ -2,8 +2,10 @@ package io.pointsman.examples.server;
 
 import io.pointsman.cache.redis.RedisConnection;
 import io.pointsman.journal.JournalAccounting;
+import io.pointsman.journal.SettlerState;
 import java.sql.Connection;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 
@@ -53,24 +55,29 @@ final class HealthChecks {
    * database is unreachable, or the settler stopped).
    */
   static HealthCheck settler(JournalAccounting journal, Duration stallAfter) {
-    long[] lastDone = {-1};
-    long[] lastProgressNanos = {System.nanoTime()};
     return of("settler", () -> {
-      long done = journal.settledCount() + journal.interruptedCount();
-      long backlog = journal.backlog();
-      long now = System.nanoTime();
-      if (done != lastDone[0] || backlog == 0) {
-        lastDone[0] = done;
-        lastProgressNanos[0] = now;
-      }
-      long idleSeconds = Duration.ofNanos(now - lastProgressNanos[0]).toSeconds();
-      String counts = backlog + " records waiting, " + done + " settled since start, "
+      SettlerState st = journal.settlerState();
+      String counts = st.backlog() + " records waiting, " + (journal.settledCount()
+          + journal.interruptedCount()) + " settled since start, "
           + journal.settlementFailures() + " failed batches";
-      if (backlog > 0 && now - lastProgressNanos[0] > stallAfter.toNanos()) {
-        return ComponentHealth.down("stalled: nothing settled for " + idleSeconds + " s; "
-            + counts);
+      if (!st.running()) {
+        return ComponentHealth.down("stopped; " + counts);
       }
-      return ComponentHealth.up(counts);
+      if (st.journalPoisoned()) {
+        return ComponentHealth.down("the journal is poisoned; " + counts);
+      }
+      if (st.refusingCalls()) {
+        return ComponentHealth.down("journal size limit reached (" + st.journalRetainedBytes()
+            + " of " + st.journalLimitBytes() + " bytes): calls are refused; " + counts);
+      }
+      Instant since = st.stalledSince();
+      if (st.backlog() > 0 && since != null
+          && Duration.between(since, Instant.now()).compareTo(stallAfter) > 0) {
+        return ComponentHealth.down("stalled since " + since + " (" + st.consecutiveFailures()
+            + " failures in a row, last: " + st.lastError() + "); " + counts);
+      }
+      return ComponentHealth.up(counts + (st.overflowing() ? "; queue overflowing to the"
+          + " journal" : ""));
     });
   }
 

@@ -1,5 +1,8 @@
 package io.pointsman.examples.server;
 
+import io.pointsman.journal.SettlerState;
+import io.pointsman.limits.CounterLimiter;
+
 import io.pointsman.TimingSnapshot;
 import io.pointsman.cache.tiered.CacheCounters;
 import java.time.Instant;
@@ -76,6 +79,46 @@ final class PrometheusText {
       sample(sb, "pointsman_gauge_refreshed_timestamp_seconds{gauge=\"" + e.getKey() + "\"}",
           e.getValue().toEpochMilli() / 1e3);
     }
+
+    // In-memory counters of the limiter, the ledger and the journal's settler: no I/O.
+    CounterLimiter l = facade.limiter();
+    counter(sb, "pointsman_limits_store_unavailable_total",
+        "Limiter operations that could not reach the counters' store after their retries.",
+        l.storeUnavailable());
+    counter(sb, "pointsman_limits_failed_open_total",
+        "Calls admitted without limits because the store was unreachable.", l.failedOpen());
+    gauge(sb, "pointsman_limits_pending_ends",
+        "Ends of reservations not yet confirmed by the counters' store.", l.pendingEnds());
+    counter(sb, "pointsman_limits_end_alerts_total",
+        "Ends kept pending after their retries (each logged at ERROR).", l.endAlerts());
+    counter(sb, "pointsman_limits_stale_refusals_total",
+        "Calls refused because the shared counters were stale (lost by Redis).",
+        l.staleRefusals());
+    counter(sb, "pointsman_limits_rebuilds_total",
+        "Rebuilds of the shared counters from the ledger by this process.", l.rebuilds());
+    counter(sb, "pointsman_limits_swept_holds_total",
+        "Orphan holds released by this process's sweeps.", l.sweptHolds());
+    facade.settlementIfReady().ifPresent(st -> {
+      counter(sb, "pointsman_ledger_quarantined_total",
+          "Items the ledger quarantined since this process started.", st.quarantinedTotal());
+      counter(sb, "pointsman_ledger_conflicts_total",
+          "Replay conflicts the ledger recorded since this process started.",
+          st.conflictsTotal());
+    });
+    SettlerState ss = facade.accounting().settlerState();
+    gauge(sb, "pointsman_settler_running", "1 while every settler thread runs.",
+        ss.running() ? 1 : 0);
+    gauge(sb, "pointsman_settler_stalled", "1 while settlement fails since the last commit.",
+        ss.stalled() ? 1 : 0);
+    gauge(sb, "pointsman_settler_consecutive_failures",
+        "Settlement batches failed in a row.", ss.consecutiveFailures());
+    gauge(sb, "pointsman_settler_overflowing",
+        "1 while the hand-over queue is full and records are read back from the journal.",
+        ss.overflowing() ? 1 : 0);
+    gauge(sb, "pointsman_journal_retained_bytes", "Bytes the journal retains.",
+        ss.journalRetainedBytes());
+    gauge(sb, "pointsman_journal_refusing_calls",
+        "1 while the journal's size limit refuses calls.", ss.refusingCalls() ? 1 : 0);
 
     sb.append("# HELP pointsman_health_up Whether each component is up (1) or down (0), from"
         + " the background health checks.\n");

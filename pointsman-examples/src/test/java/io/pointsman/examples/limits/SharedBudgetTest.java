@@ -25,6 +25,7 @@ import io.pointsman.limits.CounterLimiter;
 import io.pointsman.limits.InProcessCounterStore;
 import io.pointsman.limits.Period;
 import io.pointsman.limits.Scope;
+import io.pointsman.limits.SpendSource;
 import io.pointsman.limits.redis.RedisCounterStore;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.Message;
@@ -73,12 +74,15 @@ class SharedBudgetTest {
   Path dir;
 
   private static CounterLimiter limiter(CounterStore store) {
+    return rules(store).build();
+  }
+
+  private static CounterLimiter.Builder rules(CounterStore store) {
     return CounterLimiter.builder(store)
         .budget(TEAM, LIMIT)
         .budget(Scope.org("o1"), Period.monthly(ZoneId.of("Europe/Paris")), LIMIT * 10)
         .budget(ORPHAN_KEY, 1_000_000)
-        .concurrency(Scope.key("k1"), THREADS * 2)
-        .build();
+        .concurrency(Scope.key("k1"), THREADS * 2);
   }
 
   private static Gateway gateway(CounterLimiter limiter, JournalAccounting accounting) {
@@ -170,10 +174,16 @@ class SharedBudgetTest {
       PostgresSettlement settlement = PostgresSettlement.builder(db.dataSource()).build();
       PostgresBudgetStore spend = PostgresBudgetStore.create(db.dataSource(), Clock.system());
       // Each instance has its own store object, journal and gateway; only Redis is shared.
-      CounterLimiter a = limiter(RedisCounterStore.builder(redis.client())
-          .keyPrefix(redis.keyPrefix()).build());
-      CounterLimiter b = limiter(RedisCounterStore.builder(redis.client())
-          .keyPrefix(redis.keyPrefix()).build());
+      // Shared counters refuse until they have a generation: the ledger is their system of
+      // record, and the first read rebuilds them from it (a new namespace: zeros).
+      SpendSource ledger = SpendSource.of(spend::spent, settlement::unresolvedIntents);
+      CounterLimiter a = rules(RedisCounterStore.builder(redis.client())
+          .keyPrefix(redis.keyPrefix()).build()).ledger(ledger).build();
+      CounterLimiter b = rules(RedisCounterStore.builder(redis.client())
+          .keyPrefix(redis.keyPrefix()).build()).ledger(ledger).build();
+      assertThat(a.budget(TEAM)).isEqualTo(new BudgetState(TEAM, LIMIT, 0, 0));
+      assertThat(a.rebuilds()).isEqualTo(1);
+      assertThat(b.budget(TEAM)).isEqualTo(new BudgetState(TEAM, LIMIT, 0, 0));
       JournalAccounting journalA = journal(Files.createDirectory(dir.resolve("a")), settlement);
       JournalAccounting journalB = journal(Files.createDirectory(dir.resolve("b")), settlement);
 

@@ -197,7 +197,9 @@ class FacadeServerTest {
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("x-request-id").orElseThrow()).startsWith("req-");
     server.close();
-    assertThat(server.facade().settlement().unresolvedHolds().unresolved()).isZero();
+    // The facade closed its pool; read the ledger through the test's own connection.
+    assertThat(io.pointsman.ledger.PostgresSettlement.create(db.dataSource()).unresolvedHolds()
+        .unresolved()).isZero();
     assertThat(server.facade().limiter().budget(io.pointsman.limits.Scope.team("trial"))
         .heldMicros()).isZero();
   }
