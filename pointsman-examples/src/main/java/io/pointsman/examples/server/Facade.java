@@ -30,6 +30,7 @@ import io.pointsman.spi.Deployment;
 import io.pointsman.spi.DispatchIntent;
 import io.pointsman.spi.Identity;
 import io.pointsman.spi.Reservation;
+import io.pointsman.spi.UsageRecord;
 import io.pointsman.testing.FixtureProvider;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -369,6 +370,9 @@ public final class Facade implements AutoCloseable {
         recoveredHolds.put(eventOfReservation.get(r.id()), r);
       }
       if (counters != null) {
+        endReplayedHolds();
+      }
+      if (counters != null) {
         try {
           // Shared counters without a generation (a new namespace, or Redis lost them) are
           // rebuilt from the ledger now rather than by the first call.
@@ -382,6 +386,43 @@ public final class Facade implements AutoCloseable {
           recoveredHolds.size());
     }
     return true;
+  }
+
+  /**
+   * Ends, in the shared counters, the hold of every call whose usage record recovery replayed:
+   * such a call's record was durable before the process died, but its hold may not have been
+   * ended in Redis yet (the gateway ends it after the record), and the ledger's row being
+   * final, neither adoption nor the orphan sweep would ever end it. Ends are exactly once by
+   * reservation id in the store, so a hold that was ended before the crash is not ended again.
+   */
+  private void endReplayedHolds() {
+    int ended = 0;
+    for (UsageRecord r : accounting.recovery().resettled()) {
+      if (r.reservationId() == null || r.heldMicros() <= 0 || r.keyId() == null
+          || r.model() == null) {
+        continue;
+      }
+      DispatchIntent intent = new DispatchIntent(r.eventId(), r.requestId(),
+          Math.max(1, r.attempts()), r.keyId(), r.userId(), r.teamId(), r.orgId(), r.tags(),
+          r.model(), r.deploymentId() == null ? "unknown" : r.deploymentId(), "unknown",
+          r.reservationId(), r.heldMicros(), r.heldMicros(), r.startedAt(), r.startedAt());
+      for (Reservation h : limiter.adopt(List.of(intent))) {
+        try {
+          if (r.attempts() > 0) {
+            h.settle(r.costMicros(), r.usage());
+          } else {
+            h.release();
+          }
+          ended++;
+        } catch (RuntimeException e) {
+          LOG.warn("the hold {} of replayed call {} could not be ended yet: {}",
+              r.reservationId(), r.eventId(), e.getMessage());
+        }
+      }
+    }
+    if (ended > 0) {
+      LOG.info("ended the shared holds of {} calls whose records recovery replayed", ended);
+    }
   }
 
   /**
