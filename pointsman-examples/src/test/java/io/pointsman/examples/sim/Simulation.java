@@ -102,10 +102,12 @@ import java.util.stream.Stream;
  *       every call, never exceeds a limit, except the documented overshoot of calls whose
  *       provider reported usage above the cap it was sent (excluded explicitly, counted);
  *   <li>{@code budget-ledger}: the same bound for what the usage records charge;
- *   <li>{@code store-drift}: while no store fault fired since the counters were last rebuilt,
- *       the store holds exactly what the gateway's reservations say (spent, held, in flight);
- *   <li>{@code rebuild-complete}: counters rebuilt after a restart (or a store wipe) from
- *       what settlement holds plus the interrupted calls cover every durable usage record;
+ *   <li>{@code store-drift}: while budgets are confirmed, the store holds exactly what the
+ *       gateway's reservations say (spent, held, in flight), store faults included (pending
+ *       ends are applied by the host's timer after each call, before the check);
+ *   <li>{@code rebuild-complete}: counters rebuilt when budgets are confirmed (after a restart
+ *       or a store wipe, once settlement answers and the journal drained into it) cover every
+ *       usage record and every interrupted hold the journal recovered;
  *   <li>{@code ledger-exactly-once}: after the final recovery every usage record is settled
  *       exactly once with its cost, nothing else is, and replays change nothing;
  *   <li>{@code nothing-held}: at the end, once recovered holds are resolved, nothing is held
@@ -204,8 +206,8 @@ final class Simulation {
 
   private final List<Violation> violations = new ArrayList<>();
   private final Stats stats = new Stats();
-  private final Map<Scope, Long> allowance = new HashMap<>();
-  private final Map<Scope, long[]> expected = new HashMap<>();
+  private final Map<Scope, Long> allowance = new LinkedHashMap<>();
+  private final Map<Scope, long[]> expected = new LinkedHashMap<>();
   private final Map<String, RecordingAccounting.RecordCall> allRecords = new LinkedHashMap<>();
   private boolean slotLeakReported;
   /** Budgets confirmed against settlement (the facade's gate open). */
