@@ -58,14 +58,14 @@ enum Fault {
   /** A before-provider stage swallows a provider failure and answers itself. */
   STAGE_SWALLOWS_FAILURE(Boundary.STAGE),
 
-  // The counter store (a wrapper around InProcessCounterStore).
-  /** An operation applied whose reply is lost (throws). */
-  STORE_LOST_REPLY(Boundary.STORE),
-  /** An operation not applied that times out (throws). */
+  // The counter store (a wrapper around InProcessCounterStore). Lost replies and duplicated
+  // deliveries are outside the in-process store's contract: see FaultyCounterStore.
+  /** An operation not applied that fails 1 to 3 times (the limiter's retries, or more). */
   STORE_TIMEOUT(Boundary.STORE),
-  /** An operation applied twice (a retrying client). */
-  STORE_DUPLICATE(Boundary.STORE),
-  /** The store loses every counter; the host rebuilds them as documented. */
+  /**
+   * The store loses every counter; budgets are refused until the journal drained into
+   * settlement and the counters were rebuilt from it.
+   */
   STORE_WIPE(Boundary.STORE),
 
   // Settlement (the system of record behind the journal).

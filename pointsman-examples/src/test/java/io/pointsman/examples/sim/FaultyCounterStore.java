@@ -4,34 +4,39 @@ import io.pointsman.limits.InProcessCounterStore;
 import io.pointsman.spi.Counter;
 import io.pointsman.spi.CounterGrant;
 import io.pointsman.spi.CounterReading;
+import io.pointsman.spi.CounterRebuild;
 import io.pointsman.spi.CounterStore;
 import io.pointsman.spi.CounterStoreUnavailableException;
 import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * A counter store over {@link InProcessCounterStore} that fails on command: one fault is armed
- * for the next acquire, settle or release, and fires once.
+ * A counter store over {@link InProcessCounterStore} that cannot be reached on command: one
+ * fault is armed for the next acquire, extension or end, and fails that operation's next
+ * {@code times} tries with a {@link CounterStoreUnavailableException} whose outcome is known
+ * (nothing was applied), then lets it through. With fewer failures than the limiter's
+ * {@code storeAttempts} the limiter's own retry applies it; with as many, the admission is
+ * refused, the extension refused, or the end kept pending.
  *
- * <ul>
- *   <li>{@link Kind#LOST_REPLY}: the operation is applied, then the reply is lost (throws);
- *   <li>{@link Kind#TIMEOUT}: the operation is not applied and throws;
- *   <li>{@link Kind#DUPLICATE}: the operation is applied twice (a client that retried an
- *       operation whose first reply it never saw) and returns normally.
- * </ul>
+ * <p>Only faults within the in-process store's contract are injected. That store does not
+ * record operations by id ({@link CounterStore}: "a store in the process never loses a reply
+ * and may rely on the limiter ending each reservation once"), so a lost reply (applied, then a
+ * throw: the limiter's retry would apply it again) and a duplicated delivery are outside it;
+ * they are the shared store's subject ({@code LostReplyTest} on Redis). An operation that
+ * certainly did not apply needs no id to be retried safely.
  *
- * <p>{@link #wipe()} loses every counter (the data loss of a store that restarted empty).
- * Reads are never faulted: the simulation's checks read through them.
+ * <p>{@link #wipe()} loses every counter (the store of a process that lost its memory).
+ * Reads and rebuilds are never faulted: the simulation's checks read through them.
  */
 final class FaultyCounterStore implements CounterStore {
-  enum Op { ACQUIRE, SETTLE, RELEASE }
+  enum Op { ACQUIRE, EXTEND, END }
 
-  enum Kind { LOST_REPLY, TIMEOUT, DUPLICATE }
-
-  record Armed(Op op, Kind kind) {}
+  /** A fault: the next {@code times} tries of {@code op} fail. */
+  record Armed(Op op, int times) {}
 
   private volatile InProcessCounterStore delegate = new InProcessCounterStore();
   private Armed armed;
+  private int left;
   private final Consumer<String> fired;
 
   FaultyCounterStore(Consumer<String> fired) {
@@ -40,67 +45,45 @@ final class FaultyCounterStore implements CounterStore {
 
   void arm(Armed value) {
     this.armed = value;
+    this.left = value == null ? 0 : value.times();
   }
 
   void wipe() {
     delegate = new InProcessCounterStore();
   }
 
-  private Kind take(Op op) {
+  private void check(Op op) {
     Armed a = armed;
-    if (a == null || a.op() != op) {
-      return null;
+    if (a == null || a.op() != op || left == 0) {
+      return;
     }
-    armed = null;
-    fired.accept("store:" + a.kind() + ":" + op);
-    return a.kind();
+    if (left == a.times()) {
+      fired.accept("store:TIMEOUT:" + op + "x" + a.times());
+    }
+    left--;
+    throw new CounterStoreUnavailableException("simulated: the store did not answer " + op
+        + " (not applied)", null, false);
   }
 
   @Override
-  public CounterGrant acquire(String reservationId, List<Counter> counters, long nowMillis) {
-    Kind k = take(Op.ACQUIRE);
-    if (k == Kind.TIMEOUT) {
-      throw new CounterStoreUnavailableException("simulated timeout before acquire", null);
-    }
-    CounterGrant grant = delegate.acquire(reservationId, counters, nowMillis);
-    if (k == Kind.DUPLICATE && grant.granted()) {
-      delegate.acquire(reservationId, counters, nowMillis);
-    }
-    if (k == Kind.LOST_REPLY) {
-      throw new CounterStoreUnavailableException("simulated lost reply after acquire", null);
-    }
-    return grant;
+  public CounterGrant acquire(String reservationId, List<Counter> counters, long nowMillis,
+      long monotonicMicros) {
+    check(Op.ACQUIRE);
+    return delegate.acquire(reservationId, counters, nowMillis, monotonicMicros);
   }
 
   @Override
-  public void settle(String reservationId, List<Counter> counters, long chargeMicros,
+  public boolean extend(String reservationId, String operationId, List<Counter> counters,
+      long additionalMicros, long nowMillis) {
+    check(Op.EXTEND);
+    return delegate.extend(reservationId, operationId, counters, additionalMicros, nowMillis);
+  }
+
+  @Override
+  public boolean end(String reservationId, List<Counter> counters, long chargeMicros,
       long nowMillis) {
-    Kind k = take(Op.SETTLE);
-    if (k == Kind.TIMEOUT) {
-      throw new CounterStoreUnavailableException("simulated timeout before settle", null);
-    }
-    delegate.settle(reservationId, counters, chargeMicros, nowMillis);
-    if (k == Kind.DUPLICATE) {
-      delegate.settle(reservationId, counters, chargeMicros, nowMillis);
-    }
-    if (k == Kind.LOST_REPLY) {
-      throw new CounterStoreUnavailableException("simulated lost reply after settle", null);
-    }
-  }
-
-  @Override
-  public void release(String reservationId, List<Counter> counters, long nowMillis) {
-    Kind k = take(Op.RELEASE);
-    if (k == Kind.TIMEOUT) {
-      throw new CounterStoreUnavailableException("simulated timeout before release", null);
-    }
-    delegate.release(reservationId, counters, nowMillis);
-    if (k == Kind.DUPLICATE) {
-      delegate.release(reservationId, counters, nowMillis);
-    }
-    if (k == Kind.LOST_REPLY) {
-      throw new CounterStoreUnavailableException("simulated lost reply after release", null);
-    }
+    check(Op.END);
+    return delegate.end(reservationId, counters, chargeMicros, nowMillis);
   }
 
   @Override
@@ -109,7 +92,7 @@ final class FaultyCounterStore implements CounterStore {
   }
 
   @Override
-  public void restore(Counter counter, long spentMicros, long heldMicros, long nowMillis) {
-    delegate.restore(counter, spentMicros, heldMicros, nowMillis);
+  public CounterRebuild beginRebuild(long lockMillis, boolean onlyIfStale) {
+    return delegate.beginRebuild(lockMillis, onlyIfStale);
   }
 }

@@ -102,10 +102,12 @@ import java.util.stream.Stream;
  *       every call, never exceeds a limit, except the documented overshoot of calls whose
  *       provider reported usage above the cap it was sent (excluded explicitly, counted);
  *   <li>{@code budget-ledger}: the same bound for what the usage records charge;
- *   <li>{@code store-drift}: while no store fault fired since the counters were last rebuilt,
- *       the store holds exactly what the gateway's reservations say (spent, held, in flight);
- *   <li>{@code rebuild-complete}: counters rebuilt after a restart (or a store wipe) from
- *       what settlement holds plus the interrupted calls cover every durable usage record;
+ *   <li>{@code store-drift}: while budgets are confirmed, the store holds exactly what the
+ *       gateway's reservations say (spent, held, in flight), store faults included (pending
+ *       ends are applied by the host's timer after each call, before the check);
+ *   <li>{@code rebuild-complete}: counters rebuilt when budgets are confirmed (after a restart
+ *       or a store wipe, once settlement answers and the journal drained into it) cover every
+ *       usage record and every interrupted hold the journal recovered;
  *   <li>{@code ledger-exactly-once}: after the final recovery every usage record is settled
  *       exactly once with its cost, nothing else is, and replays change nothing;
  *   <li>{@code nothing-held}: at the end, once recovered holds are resolved, nothing is held
@@ -164,6 +166,8 @@ final class Simulation {
   static final Price PRICE_M2 = Price.of(500_000, 2_000_000);
   static final int WINDOW = 4096;
   static final int MAX_OUT = 512;
+  /** The limiter's tries of one store operation (its default). */
+  static final int STORE_ATTEMPTS = 3;
   private static final int[] STATUSES = {400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 502,
       503, 504, 529};
   private static final String[] WORDS = {" hello", " world", " budget", " ledger", " token",
@@ -202,10 +206,12 @@ final class Simulation {
 
   private final List<Violation> violations = new ArrayList<>();
   private final Stats stats = new Stats();
-  private final Map<Scope, Long> allowance = new HashMap<>();
-  private final Map<Scope, long[]> expected = new HashMap<>();
+  private final Map<Scope, Long> allowance = new LinkedHashMap<>();
+  private final Map<Scope, long[]> expected = new LinkedHashMap<>();
   private final Map<String, RecordingAccounting.RecordCall> allRecords = new LinkedHashMap<>();
-  private boolean storeFaultSinceRebuild;
+  private boolean slotLeakReported;
+  /** Budgets confirmed against settlement (the facade's gate open). */
+  private boolean confirmed;
   private int stepIndex;
   private Step step;
 
@@ -226,10 +232,10 @@ final class Simulation {
       expected.put(s, new long[2]);
     }
     CounterLimiter.Builder lb = CounterLimiter.builder(store).clock(clock)
-        .concurrency(Scope.key("k2"), 1);
+        .storeAttempts(STORE_ATTEMPTS).concurrency(Scope.key("k2"), 1);
     limits.forEach(lb::budget);
     this.limiter = lb.build();
-    this.tracking = new TrackingLimiter(limiter, new Listener(), options.mutant());
+    this.tracking = new TrackingLimiter(new Gate(), new Listener(), options.mutant());
     this.recording = new RecordingAccounting(null, options.mutant());
     this.catalog = ModelCatalog.builder()
         .model(ModelSpec.builder("m1").contextWindow(WINDOW).maxOutputTokens(MAX_OUT)
@@ -303,19 +309,31 @@ final class Simulation {
     List<Boolean> restartsBefore = new ArrayList<>();
     List<Boolean> wipesBefore = new ArrayList<>();
     List<SimLedger.Mode> modes = new ArrayList<>();
+    List<SimLedger.Mode> switches = new ArrayList<>();
     for (int i = 0; i < calls; i++) {
       plans.add(drawPlan(plans));
       restartsBefore.add(i > 0 && profile.contains(Fault.RESTART) && random.nextInt(6) == 0);
       wipesBefore.add(i > 0 && profile.contains(Fault.STORE_WIPE) && random.nextInt(6) == 0);
       modes.add(drawMode());
+      // Settlement changes state while the process runs (an outage starts or ends), or across
+      // a restart.
+      int change = settlementFaults() ? random.nextInt(10) : 9;
+      switches.add(change < 2 ? drawMode() : null);
+      if (change == 2) {
+        restartsBefore.set(i, true);
+      }
     }
     ledger.mode(drawMode());
     openEpoch();
-    rebuild("start", false);
+    store.wipe();
+    confirmIfPossible("start");
     for (int i = 0; i < calls; i++) {
       stepIndex = i + 1;
-      if (restartsBefore.get(i) || (settlementFaults() && random.nextInt(5) == 0)) {
+      if (restartsBefore.get(i)) {
         restart(modes.get(i));
+      }
+      if (switches.get(i) != null) {
+        switchSettlement(switches.get(i));
       }
       if (wipesBefore.get(i)) {
         wipe();
@@ -403,11 +421,30 @@ final class Simulation {
     drainIfHealthy();
     journal.close();
     ledger.mode(next);
+    // The process's memory, the in-process counters with it, is gone.
+    store.wipe();
+    confirmed = false;
     openEpoch();
-    rebuild("restart", true);
+    confirmIfPossible("restart");
   }
 
-  /** The counter store loses its data; the host rebuilds the counters as documented. */
+  /** Settlement changes state while the process runs. */
+  private void switchSettlement(SimLedger.Mode next) {
+    if (next == ledger.mode()) {
+      return;
+    }
+    step = new Step(null);
+    tag("settlement:" + ledger.mode() + "->" + next);
+    trace("settlement " + ledger.mode() + " -> " + next + " (no restart)");
+    ledger.mode(next);
+    confirmIfPossible("settlement " + next);
+  }
+
+  /**
+   * The counter store loses its data. The in-process store can only lose its counters with its
+   * process; the host then does what it does at start: budgets are refused until the counters
+   * are rebuilt from a settlement that has every journaled record.
+   */
   private void wipe() {
     stats.wipes++;
     step = new Step(null);
@@ -416,12 +453,19 @@ final class Simulation {
     }
     tag("store:WIPE");
     trace("store wiped");
-    rebuild("wipe", true);
+    store.wipe();
+    confirmed = false;
+    confirmIfPossible("wipe");
+  }
+
+  /** Whether settlement can be read and commits (a host could confirm budgets against it). */
+  private boolean settlementAnswers() {
+    SimLedger.Mode m = ledger.mode();
+    return m == SimLedger.Mode.HEALTHY || m == SimLedger.Mode.SLOW || m == SimLedger.Mode.FLAKY;
   }
 
   private void drainIfHealthy() {
-    SimLedger.Mode m = ledger.mode();
-    if (m == SimLedger.Mode.HEALTHY || m == SimLedger.Mode.SLOW || m == SimLedger.Mode.FLAKY) {
+    if (settlementAnswers()) {
       if (!journal.awaitDrained(Duration.ofSeconds(30))) {
         violation("harness", "settlement did not drain while healthy");
       }
@@ -429,15 +473,39 @@ final class Simulation {
   }
 
   /**
-   * Rebuilds the in-process counters as a host does at start: spent from settlement, held from
-   * the journal's interrupted calls (docs/limits.md, "Start-up: rebuilding counters").
+   * Confirms the budgets as the facade does (its {@code BudgetGate}): only once settlement
+   * answers and every record the journal holds reached it, the counters are rebuilt from
+   * settlement (spent, and the unresolved holds of interrupted calls) and budgeted calls are
+   * admitted again. Until then they are refused with 503 {@code budget.unconfirmed}. Waiting for
+   * the drain here, rather than letting the next call race the settler, keeps a seed
+   * deterministic.
    */
-  private void rebuild(String why, boolean check) {
+  private void confirmIfPossible(String why) {
+    if (confirmed || !settlementAnswers()) {
+      if (!confirmed) {
+        trace("budgets not confirmed (" + why + ", settlement " + ledger.mode() + ")");
+      }
+      return;
+    }
     drainIfHealthy();
-    store.wipe();
+    rebuild(why);
+    confirmed = true;
+  }
+
+  /**
+   * Rebuilds the in-process counters as a host does when it confirms budgets: spent from
+   * settlement, held from settlement's unresolved interrupted calls (docs/limits.md,
+   * "Start-up: rebuilding counters"; the facade's {@code tryConfirm}).
+   */
+  private void rebuild(String why) {
+    List<DispatchIntent> fromLedger = new ArrayList<>();
+    for (InterruptedCall c : ledger.interrupted.values()) {
+      fromLedger.add(c.lastIntent());
+    }
+    fromLedger.sort(Comparator.comparing(DispatchIntent::eventId));
     List<DispatchIntent> held = new ArrayList<>(unresolved.values());
-    recoveredHolds = limiter.rebuild((scope, from, to) -> ledger.spent(scope), held);
-    storeFaultSinceRebuild = false;
+    recoveredHolds = limiter.rebuild((scope, from, to) -> ledger.spent(scope), fromLedger);
+    slotLeakReported = false;
     for (Map.Entry<Scope, long[]> e : expected.entrySet()) {
       Scope s = e.getKey();
       long spent = 0;
@@ -454,7 +522,7 @@ final class Simulation {
       }
       e.getValue()[0] = spent;
       e.getValue()[1] = heldSum;
-      if (check) {
+      {
         BudgetState b = limiter.budget(s);
         if (b.spentMicros() != spent || b.heldMicros() != heldSum) {
           violation("rebuild-complete", "after " + why + " (settlement " + ledger.mode()
@@ -467,9 +535,7 @@ final class Simulation {
         }
       }
     }
-    if (check) {
-      checkBudgets("after the " + why + "'s rebuild");
-    }
+    checkBudgets("after the " + why + "'s rebuild");
   }
 
   private static boolean matches(Scope s, UsageRecord r) {
@@ -580,20 +646,10 @@ final class Simulation {
           : points[random.nextInt(points.length)];
       p.stageBefore = random.nextBoolean();
     }
-    List<FaultyCounterStore.Kind> storeKinds = new ArrayList<>();
-    if (profile.contains(Fault.STORE_LOST_REPLY)) {
-      storeKinds.add(FaultyCounterStore.Kind.LOST_REPLY);
-    }
-    if (profile.contains(Fault.STORE_TIMEOUT)) {
-      storeKinds.add(FaultyCounterStore.Kind.TIMEOUT);
-    }
-    if (profile.contains(Fault.STORE_DUPLICATE)) {
-      storeKinds.add(FaultyCounterStore.Kind.DUPLICATE);
-    }
-    if (!storeKinds.isEmpty() && random.nextInt(100) < 35) {
+    if (profile.contains(Fault.STORE_TIMEOUT) && random.nextInt(100) < 35) {
       FaultyCounterStore.Op[] ops = FaultyCounterStore.Op.values();
       p.storeFault = new FaultyCounterStore.Armed(ops[random.nextInt(ops.length)],
-          storeKinds.get(random.nextInt(storeKinds.size())));
+          1 + random.nextInt(STORE_ATTEMPTS));
     }
     return p;
   }
@@ -673,6 +729,14 @@ final class Simulation {
     }
     boolean wasInterrupted = Thread.interrupted();
     store.arm(null);
+    // The host's timer: ends the store did not confirm are applied once it answers again.
+    if (limiter.pendingEnds() > 0) {
+      tag("pending-end");
+      int left = limiter.retryPendingEnds();
+      if (left != 0) {
+        violation("harness", left + " ends still pending once the store answers");
+      }
+    }
     clock.advance(Duration.ofMillis(plan.r.nextInt(3000)));
     String what = result != null ? "ok " + result.outcome() + " cost " + result.costMicros()
         : thrown instanceof PointsmanException pe ? pe.status().httpStatus() + " at "
@@ -789,6 +853,28 @@ final class Simulation {
   private final Map<TrackingLimiter.Tracked, Boolean> endedBySettle = new HashMap<>();
   private final Map<TrackingLimiter.Tracked, Long> endedAmount = new HashMap<>();
 
+  /**
+   * The facade's budget gate ({@code BudgetGate}): until the budgets are confirmed against
+   * settlement, a call under a budget is refused with 503 at {@code ratelimit.reserve}, rule
+   * {@code budget.unconfirmed}; calls no budget governs pass.
+   */
+  private final class Gate implements io.pointsman.spi.Limiter {
+    @Override
+    public Reservation reserve(io.pointsman.spi.Admission admission) {
+      if (!confirmed) {
+        for (Scope s : limits.keySet()) {
+          if (s.matches(admission)) {
+            tag("budget.unconfirmed");
+            throw PointsmanException.denied(io.pointsman.Status.UNAVAILABLE,
+                io.pointsman.Stages.RATELIMIT_RESERVE, "budget.unconfirmed", "budget " + s
+                    + " is not confirmed against settlement yet");
+          }
+        }
+      }
+      return limiter.reserve(admission);
+    }
+  }
+
   private final class Listener implements TrackingLimiter.Listener {
     @Override
     public void granted(TrackingLimiter.Tracked r) {
@@ -874,12 +960,10 @@ final class Simulation {
   }
 
   private void checkDrift() {
-    // A lost reply or a timeout leaves the counters off until they are rebuilt: documented
-    // (docs/limits.md, "Redis unreachable"), so drift is not checked after one. A duplicated
-    // operation is not documented, and is checked.
-    if (storeFaultSinceRebuild || step.tags.stream().anyMatch(t -> t.startsWith(
-        "store:LOST_REPLY") || t.startsWith("store:TIMEOUT"))) {
-      storeFaultSinceRebuild = true;
+    // Store faults are checked too: an operation that did not apply is retried or kept
+    // pending, and pending ends were applied before this check. Unconfirmed budgets admit
+    // nothing, and their counters wait for the rebuild.
+    if (!confirmed) {
       return;
     }
     for (Map.Entry<Scope, long[]> e : expected.entrySet()) {
@@ -895,10 +979,10 @@ final class Simulation {
       }
     }
     long inFlight = limiter.inflight(Scope.key("k2"));
-    if (inFlight != 0) {
+    if (inFlight != 0 && !slotLeakReported) {
       violation("store-drift", "a concurrency slot of key k2 is still taken between calls ("
           + inFlight + ")");
-      storeFaultSinceRebuild = true;
+      slotLeakReported = true;
     }
   }
 

@@ -27,6 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * </pre>
  */
 class SimulationTest {
+  /** How often a run with a report file writes its summary so far. */
+  private static final long CHECKPOINT = 5_000;
 
   @Test
   void everySeedKeepsTheAccountingInvariants(@TempDir Path root) throws IOException {
@@ -51,11 +53,18 @@ class SimulationTest {
     long started = System.nanoTime();
     String listFile = System.getProperty("pointsman.sim.violations");
     StringBuilder all = new StringBuilder();
+    String file = System.getProperty("pointsman.sim.report");
     for (long seed = first; seed < first + count; seed++) {
       Simulation.Result r = Simulation.run(seed, options, where);
       summary.add(r);
       if (listFile != null) {
         r.violations().forEach(v -> all.append(v).append('\n'));
+      }
+      long done = seed - first + 1;
+      if (file != null && done % CHECKPOINT == 0 && done < count) {
+        // A long run that has to be stopped still leaves its summary so far.
+        Files.writeString(Path.of(file), "partial: " + done + " of " + count + " seeds\n"
+            + summary.render(first, (System.nanoTime() - started) / 1e9));
       }
     }
     if (listFile != null) {
@@ -63,7 +72,6 @@ class SimulationTest {
     }
     String report = summary.render(first, (System.nanoTime() - started) / 1e9);
     System.out.println(report);
-    String file = System.getProperty("pointsman.sim.report");
     if (file != null) {
       Files.writeString(Path.of(file), report);
     }
