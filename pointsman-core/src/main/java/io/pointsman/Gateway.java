@@ -790,7 +790,19 @@ public final class Gateway implements AutoCloseable {
       accounting.settled(record);
       durable = true;
     } catch (RuntimeException | Error e) {
-      LOG.error("usage record of call {} could not be made durable", call.requestId, e);
+      // Durable all the same: what failed came after (a synchronous settlement, say).
+      durable = e instanceof io.pointsman.spi.RecordDurableException;
+      if (durable) {
+        LOG.warn("usage record of call {} is durable, but: {}", call.requestId, e.getMessage());
+      } else if (e instanceof PointsmanException) {
+        // A typed refusal (a full or poisoned journal, for one) can come for every call under
+        // load: one line each, the stack at debug.
+        LOG.error("usage record of call {} could not be made durable: {}", call.requestId,
+            e.getMessage());
+        LOG.debug("usage record of call {} could not be made durable", call.requestId, e);
+      } else {
+        LOG.error("usage record of call {} could not be made durable", call.requestId, e);
+      }
       if (e instanceof Error err && fatal == null) {
         fatal = err;
       }

@@ -74,4 +74,22 @@ class RecordBeforeEndTest {
     assertThat(rig.limiter.held()).isZero();
     assertThat(gateway.holdsLeftForRecovery()).isZero(); // new API
   }
+
+  @Test
+  void aRecordThatIsDurableAlthoughSomethingAfterItFailedEndsTheHold() {
+    BoundaryRig rig = new BoundaryRig();
+    // What the journal throws when its synchronous settlement fails after the record is durable.
+    rig.accounting.failSettled = new io.pointsman.spi.RecordDurableException(
+        "synchronous settlement failed", null);
+    Gateway gateway = rig.gateway();
+
+    PointsmanException e = catchThrowableOfType(PointsmanException.class,
+        () -> gateway.chat(BoundaryRig.ask("hi"), CallOptions.of(BoundaryRig.KEY)));
+
+    assertThat(e.status()).isEqualTo(Status.UNAVAILABLE);
+    assertThat(rig.trace).containsExactly("intent", "send", "record", "settle");
+    assertThat(rig.limiter.held()).as("nothing left for a recovery that has nothing to do")
+        .isZero();
+    assertThat(gateway.holdsLeftForRecovery()).isZero();
+  }
 }

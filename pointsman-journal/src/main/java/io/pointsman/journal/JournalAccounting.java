@@ -303,9 +303,8 @@ public final class JournalAccounting implements Accounting {
     } catch (RuntimeException e) {
       settlementFailures.incrementAndGet();
       offer(work);
-      throw PointsmanException.failure(Status.UNAVAILABLE, Stages.LEDGER_WRITE, "the usage"
-          + " record is durable in the journal but synchronous settlement failed; it will be"
-          + " retried", e);
+      throw new io.pointsman.spi.RecordDurableException("the usage record is durable in the"
+          + " journal but synchronous settlement failed; it will be retried", e);
     }
     settled.incrementAndGet();
     await(journal.markDelivered(work.sequences()), Stages.LEDGER_WRITE, "delivered marks");

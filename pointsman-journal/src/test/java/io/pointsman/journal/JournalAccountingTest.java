@@ -219,6 +219,8 @@ class JournalAccountingTest {
           () -> gateway.chat(request(2), CallOptions.of(KEY)));
       assertThat(e.status()).isEqualTo(Status.UNAVAILABLE);
       assertThat(e.getMessage()).contains("durable in the journal");
+      // Typed, so the gateway ends the call's hold: the record is durable.
+      assertThat(e).isInstanceOf(io.pointsman.spi.RecordDurableException.class);
     }
     RecordingSettlement later = new RecordingSettlement();
     try (JournalAccounting reopened = JournalAccounting.builder(config(dir), later).open()) {
