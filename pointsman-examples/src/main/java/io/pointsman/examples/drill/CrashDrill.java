@@ -251,13 +251,21 @@ public final class CrashDrill {
           stopDatabase(child, c);
           outageLoad(child, c, outageAnswers);
         }
-        List<String> heldNow = heldLoadAndKill(child, c);
+        List<String> heldNow = new ArrayList<>(heldLoadAndKill(child, c));
         long killedAt = System.nanoTime();
         child = ChildFacade.start(config, portFile, log);
         out.printf(Locale.ROOT, "  restarted (pid %d) in %.1f s%s%n", child.pid(),
             (System.nanoTime() - killedAt) / 1e9, outage ? " with PostgreSQL down" : "");
         if (outage) {
           whileDown(child, c, outageAnswers);
+          // A second crash before the database is back: what the first restart recovered is
+          // still only in the journal, and is recovered again.
+          heldNow.addAll(killWhileDown(child, c));
+          killedAt = System.nanoTime();
+          child = ChildFacade.start(config, portFile, log);
+          out.printf(Locale.ROOT, "  restarted again (pid %d) in %.1f s with PostgreSQL down%n",
+              child.pid(), (System.nanoTime() - killedAt) / 1e9);
+          servesWhileDown(child, c, outageAnswers);
           startDatabase(child, c);
           afterOutage(child, c, outageAnswers);
         }
@@ -453,6 +461,67 @@ public final class CrashDrill {
             && metric(child, "pointsman_budgets_confirmed") == 0, h.toString());
   }
 
+  /**
+   * With PostgreSQL still down and the budgets unconfirmed, holds calls no budget governs at
+   * the upstream (dispatched, unanswered) and kills the facade again.
+   */
+  private List<String> killWhileDown(ChildFacade child, int c) throws Exception {
+    upstream.hold();
+    int before = upstream.received();
+    List<String> ids = new ArrayList<>();
+    List<CompletableFuture<Answer>> fs = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      String id = "c" + c + "-down-held-" + i;
+      ids.add(id);
+      fs.add(send(child, freeKey, id, "cycle " + c + " held while down " + i, i % 2 == 1, 64));
+    }
+    upstream.awaitReceived(before + ids.size(), WAIT);
+    int dispatched = upstream.received() - before;
+    long answered = fs.stream().filter(CompletableFuture::isDone).count();
+    int code = child.kill();
+    upstream.release();
+    int acked = 0;
+    for (CompletableFuture<Answer> f : fs) {
+      try {
+        Answer a = f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        if (a.status == 200 && a.complete()) {
+          acked++;
+        }
+      } catch (java.util.concurrent.ExecutionException e) {
+        // The connection broke off: not acknowledged, as expected.
+      }
+    }
+    check("cycle " + c + ": killed again (137) while PostgreSQL is down, " + ids.size()
+        + " unbudgeted calls dispatched and none acknowledged", code == 137
+            && dispatched == ids.size() && answered == 0 && acked == 0,
+        "exit " + code + ", " + dispatched + " dispatched, " + answered + " answered before, "
+            + acked + " acknowledged");
+    interrupted.addAll(ids);
+    return ids;
+  }
+
+  /** After the second restart, still down: unbudgeted calls served, budgeted ones refused. */
+  private void servesWhileDown(ChildFacade child, int c, Set<String> answers) throws Exception {
+    upstream.release();
+    String id = "c" + c + "-down-free-again";
+    Answer a = send(child, freeKey, id, "cycle " + c + " free after the second restart", true,
+        64).join();
+    if (a.status == 200 && a.complete()) {
+      acknowledged.put(id, cost(a));
+      answers.add(id);
+      answeredInOutage.add(id);
+    }
+    String refusedId = "c" + c + "-down-unconfirmed-again";
+    Answer refused = send(child, mainKey, refusedId, "cycle " + c + " budgeted, second restart",
+        false, 64).join();
+    acknowledged.put(refusedId, 0L);
+    refusedUnconfirmed.add(refusedId);
+    check("cycle " + c + ": restarted again while down, it serves unbudgeted calls and refuses"
+        + " budgeted ones (503 budget.unconfirmed)", answers.contains(id)
+            && refused.status == 503 && "budget.unconfirmed".equals(errorCode(refused)),
+        a.status + " " + refused.status + " " + refused.body);
+  }
+
   /** Starts PostgreSQL again and waits until the budgets are confirmed and the journal drained. */
   private void startDatabase(ChildFacade child, int c) throws Exception {
     long t = System.nanoTime();
@@ -498,17 +567,24 @@ public final class CrashDrill {
         "bad " + bad + ", rows " + rowCount + ", wrong charges " + wrongCharges
             + ", key charges " + keyCharges);
 
-    String id = "c" + c + "-down-unconfirmed";
-    Row r = rows.get(id);
+    List<String> refusals = List.of("c" + c + "-down-unconfirmed",
+        "c" + c + "-down-unconfirmed-again");
+    bad.clear();
+    for (String id : refusals) {
+      Row r = rows.get(id);
+      // A 5xx refusal is recorded FAILED (4xx ones REJECTED), with no attempt and no hold.
+      if (r == null || !"SETTLED".equals(r.status) || !"FAILED".equals(r.outcome)
+          || r.attempts != 0 || r.reservationState != null || r.cost != 0 || r.httpStatus != 503
+          || !"budget.unconfirmed".equals(r.rule)) {
+        bad.add(id + "=" + r);
+      }
+    }
     long charged = countIn("SELECT count(*) FROM pointsman.charges ch JOIN"
         + " pointsman.ledger_entries e ON e.event_id = ch.event_id WHERE e.request_id = ANY(?)"
-        + " AND ch.amount_micros > 0", List.of(id));
-    // A 5xx refusal is recorded FAILED (4xx ones REJECTED), with no attempt and no hold.
-    check("cycle " + c + ": the budget.unconfirmed refusal is one settled row (FAILED, 503, no"
-        + " attempt, no hold), charged nothing", r != null && "SETTLED".equals(r.status)
-            && "FAILED".equals(r.outcome) && r.attempts == 0 && r.reservationState == null
-            && r.cost == 0 && r.httpStatus == 503 && "budget.unconfirmed".equals(r.rule)
-            && charged == 0, r + ", positive charges " + charged);
+        + " AND ch.amount_micros > 0", refusals);
+    check("cycle " + c + ": each budget.unconfirmed refusal is one settled row (FAILED, 503, no"
+        + " attempt, no hold), charged nothing", bad.isEmpty() && charged == 0,
+        bad + ", positive charges " + charged);
 
     String again = "c" + c + "-after-outage";
     Answer a = send(child, mainKey, again, "cycle " + c + " budgeted after confirmation", false,
@@ -600,19 +676,24 @@ public final class CrashDrill {
     bad.clear();
     for (String id : heldNow) {
       Row r = rows.get(id);
+      // A budgeted call holds its worst case against its budgets; one no budget governs holds
+      // nothing in the counters, but its reservation is unresolved all the same.
+      boolean budgeted = !id.contains("-down-held-");
       if (r == null || !"UNKNOWN".equals(r.outcome) || !"UNKNOWN".equals(r.status)
-          || !"UNKNOWN".equals(r.reservationState) || r.held <= 0) {
+          || !"UNKNOWN".equals(r.reservationState) || (budgeted ? r.held <= 0 : r.held != 0)) {
         bad.add(id + "=" + r);
       }
     }
-    check("cycle " + c + ": each interrupted request is UNKNOWN with its reservation held",
-        bad.isEmpty() && heldNow.size() >= 20, bad.toString());
+    check("cycle " + c + ": each interrupted request is UNKNOWN with its reservation unresolved"
+        + " (budgeted ones holding)", bad.isEmpty() && heldNow.size() >= 20, bad.toString());
     bad.clear();
     for (String id : heldNow) {
       Row r = rows.get(id);
       // One attempt each (the upstream held the first), no extension: expiry would charge
-      // attempts seen x that attempt's worst case, which is the hold.
-      if (r == null || r.attempts != 1 || r.worstCase != (long) r.attempts * r.held) {
+      // attempts seen x that attempt's worst case, which is what a budgeted call holds.
+      boolean budgeted = !id.contains("-down-held-");
+      if (r == null || r.attempts != 1 || r.worstCase <= 0
+          || (budgeted && r.worstCase != (long) r.attempts * r.held)) {
         bad.add(id + "=" + r);
       }
     }
