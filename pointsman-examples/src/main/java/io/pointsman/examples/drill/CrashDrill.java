@@ -248,7 +248,7 @@ public final class CrashDrill {
         answeredLoad(child, c);
         Set<String> outageAnswers = new LinkedHashSet<>();
         if (outage) {
-          stopDatabase(child, c);
+          stopDatabase(child, c, outageAnswers);
           outageLoad(child, c, outageAnswers);
         }
         List<String> heldNow = new ArrayList<>(heldLoadAndKill(child, c));
@@ -369,16 +369,65 @@ public final class CrashDrill {
 
   // ------------------------------------------------------------------ outage
 
-  /** Stops the drill's PostgreSQL and waits until the facade's health check sees it down. */
-  private void stopDatabase(ChildFacade child, int c) throws Exception {
+  /**
+   * Stops the drill's PostgreSQL in the middle of load: a wave of calls is sent, and once a
+   * quarter of them were answered (so the settler is busy with their records) the server is
+   * stopped with fast shutdown while the rest are in flight. Every call of the wave must be
+   * answered; then the facade's health check must see the database down.
+   */
+  private void stopDatabase(ChildFacade child, int c, Set<String> answers) throws Exception {
+    upstream.release();
+    int n = options.answered();
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ids.add("c" + c + "-stopping-" + i);
+    }
+    // Sent one every 25 ms from a thread of their own, so calls keep arriving while the
+    // server stops.
+    List<CompletableFuture<Answer>> fs = java.util.Collections.synchronizedList(
+        new ArrayList<>());
+    Thread sender = new Thread(() -> {
+      for (int i = 0; i < n; i++) {
+        fs.add(send(child, i % 3 == 2 ? freeKey : mainKey, ids.get(i), "cycle " + c
+            + " as it stops " + i, i % 2 == 1, 64));
+        try {
+          Thread.sleep(25);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }, "drill-sender");
+    sender.start();
+    long target = Math.max(1, n / 4);
+    awaitTrue(WAIT, 5, () -> answered(fs) >= target);
+    long doneAtStop = answered(fs);
+    long settledAtStop = countIn("SELECT count(*) FROM pointsman.ledger_entries WHERE request_id"
+        + " = ANY(?)", ids);
     db.stop();
+    sender.join();
+    int ok = 0;
+    List<String> other = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Answer a = fs.get(i).join();
+      if (a.status == 200 && a.complete()) {
+        ok++;
+        acknowledged.put(ids.get(i), cost(a));
+        answers.add(ids.get(i));
+        answeredInOutage.add(ids.get(i));
+      } else {
+        other.add(ids.get(i) + "=" + a.status);
+      }
+    }
     Health[] h = new Health[1];
     boolean seen = awaitTrue(Duration.ofSeconds(30), () -> {
       h[0] = health(child);
       return h[0].failed().contains("database");
     });
-    check("cycle " + c + ": PostgreSQL stopped; /healthz answers and reports the database down",
-        seen && h[0].status() == 503, String.valueOf(h[0]));
+    check("cycle " + c + ": PostgreSQL stopped under load (" + doneAtStop + " of " + n
+        + " answered, " + settledAtStop + " in the ledger at the stop): every call answered,"
+        + " /healthz reports the database down",
+        ok == n && seen && h[0].status() == 503, ok + " answered; " + other + "; " + h[0]);
   }
 
   /**
@@ -597,6 +646,12 @@ public final class CrashDrill {
         admitted && awaitRow(again) != null, a.status + " " + a.body);
   }
 
+  private static long answered(List<CompletableFuture<Answer>> fs) {
+    synchronized (fs) {
+      return fs.stream().filter(CompletableFuture::isDone).count();
+    }
+  }
+
   /** What {@code /healthz} answered. */
   private record Health(int status, List<String> failed, String body) {}
 
@@ -639,6 +694,12 @@ public final class CrashDrill {
   /** Polls a condition every 200 ms until it holds or the time is up. */
   private static boolean awaitTrue(Duration timeout, java.util.concurrent.Callable<Boolean> c)
       throws Exception {
+    return awaitTrue(timeout, 200, c);
+  }
+
+  /** Polls a condition every {@code pollMillis} until it holds or the time is up. */
+  private static boolean awaitTrue(Duration timeout, long pollMillis,
+      java.util.concurrent.Callable<Boolean> c) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       if (Boolean.TRUE.equals(c.call())) {
@@ -647,7 +708,7 @@ public final class CrashDrill {
       if (System.nanoTime() > deadline) {
         return false;
       }
-      Thread.sleep(200);
+      Thread.sleep(pollMillis);
     }
   }
 
