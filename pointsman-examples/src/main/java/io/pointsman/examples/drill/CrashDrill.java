@@ -35,24 +35,35 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The whole-process crash drill. The facade runs as a child JVM on the file journal and
- * PostgreSQL against a loopback upstream; each cycle drives load (every response answered),
- * then holds the upstream until at least 20 requests (plain, streamed before their first byte,
- * streamed after two frames, and one on a small budget) are dispatched and unanswered, kills the
- * child with SIGKILL, restarts it on the same journal and database, and checks the books. Each
- * check is printed PASS or FAIL; the count comes last.
+ * The whole-process crash drill. The facade runs as a child JVM on the file journal and a
+ * PostgreSQL of the drill's own ({@link DrillPostgres}, which the drill stops and starts)
+ * against a loopback upstream; each cycle drives load (every response answered), then holds
+ * the upstream until at least 20 requests (plain, streamed before their first byte, streamed
+ * after two frames, and one on a small budget) are dispatched and unanswered, kills the child
+ * with SIGKILL, restarts it on the same journal and database, and checks the books. Each check
+ * is printed PASS or FAIL; the count comes last.
  *
  * <p>Checks after each restart: ledger rows = acknowledged responses + interrupted requests;
  * each acknowledged response is one settled row charged what its response said; each
- * interrupted request is one {@code UNKNOWN} row with its reservation held; budgets in
- * PostgreSQL equal settled + held; the restarted counters equal PostgreSQL; nothing is charged
- * twice; an accepted attestation resolves a hold (ledger and counters); stale and under-floor
- * attestations are refused without writing; and while an attestation races a new request on a
- * budget the hold exhausts, the request is refused, not forwarded and not charged. At the end, a
- * graceful stop and one more restart must change nothing.
+ * interrupted request is one {@code UNKNOWN} row with its reservation unresolved and a worst
+ * case of attempts seen x the attempt's worst case; budgets in PostgreSQL equal settled +
+ * held; the restarted counters equal PostgreSQL; nothing is charged twice; an accepted
+ * attestation resolves a hold (ledger and counters); stale and under-floor attestations are
+ * refused without writing; a hold whose window ended expires charged its worst case; and while
+ * an attestation races a new request on a budget the hold exhausts, the request is refused, not
+ * forwarded and not charged. At the end, a graceful stop and one more restart must change
+ * nothing.
+ *
+ * <p>An outage cycle ({@link Outages}) stops PostgreSQL under load, keeps load going while it
+ * is down, kills the facade with requests in flight, restarts it before the database returns
+ * (it must serve calls no budget governs and refuse budgeted ones with 503
+ * {@code budget.unconfirmed}), kills and restarts it once more, then starts PostgreSQL, waits
+ * for the budgets to be confirmed and the journal to drain, and checks that nothing answered
+ * during the outage is missing or doubled, besides the checks above.
  *
  * <p>Run: {@code mvn -q -B -pl pointsman-examples -am compile exec:java
- * -Dexec.mainClass=io.pointsman.examples.drill.CrashDrill -Dexec.args="--kills 10"}
+ * -Dexec.mainClass=io.pointsman.examples.drill.CrashDrill
+ * -Dexec.args="--kills 10 --outages alternate"}
  */
 public final class CrashDrill {
   private static final String ADMIN = "drill-admin-token";
