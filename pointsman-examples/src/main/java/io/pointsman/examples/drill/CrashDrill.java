@@ -519,6 +519,16 @@ public final class CrashDrill {
         + " pointsman_budgets_confirmed 0", h.status() == 503
             && h.failed().contains("database") && h.failed().contains("budgets")
             && metric(child, "pointsman_budgets_confirmed") == 0, h.toString());
+
+    // The ledger cannot be read: its admin endpoints say so rather than answer from nothing.
+    String held = interrupted.get(interrupted.size() - 1);
+    HttpResponse<String> hold = adminRaw(child, "GET", "/admin/holds/" + held, null);
+    HttpResponse<String> attest = adminRaw(child, "POST", "/admin/holds/" + held + "/attest",
+        "{\"costMicros\":1,\"epoch\":1,\"evidence\":\"while down\"}");
+    check("cycle " + c + ": while PostgreSQL is down the ledger's admin endpoints answer 503",
+        hold.statusCode() == 503 && attest.statusCode() == 503,
+        hold.statusCode() + " " + hold.body() + " / " + attest.statusCode() + " "
+            + attest.body());
   }
 
   /**
@@ -966,13 +976,13 @@ public final class CrashDrill {
     return Long.parseLong(m.group(1));
   }
 
-  private JsonNode admin(ChildFacade child, String method, String path, String body) {
+  private HttpResponse<String> adminRaw(ChildFacade child, String method, String path,
+      String body) {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
         + child.port() + path)).header("Authorization", "Bearer " + ADMIN);
     b = body == null ? b.GET() : b.method(method, HttpRequest.BodyPublishers.ofString(body));
     try {
-      HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-      return Json.mapper().readTree(r.body());
+      return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new UncheckedIOException("admin call " + path + " failed", e);
     } catch (InterruptedException e) {
@@ -980,6 +990,15 @@ public final class CrashDrill {
       throw new IllegalStateException(e);
     }
   }
+
+  private JsonNode admin(ChildFacade child, String method, String path, String body) {
+    try {
+      return Json.mapper().readTree(adminRaw(child, method, path, body).body());
+    } catch (IOException e) {
+      throw new UncheckedIOException("admin call " + path + " answered no JSON", e);
+    }
+  }
+
 
   // ------------------------------------------------------------------ ledger
 
