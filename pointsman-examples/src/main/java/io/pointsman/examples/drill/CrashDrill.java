@@ -302,6 +302,31 @@ public final class CrashDrill {
           + " pointsman.ledger_entries WHERE request_id LIKE 'final-ack%' AND status = 'SETTLED'")
           == 2 && rows().size() == acknowledged.size() + interrupted.size(),
           "final rows missing or unsettled");
+      if (options.outageCycles() > 0) {
+        // After every later crash and restart: what the outages answered or refused is still
+        // there once, as it was settled.
+        Map<String, Row> rows = rows();
+        List<String> bad = new ArrayList<>();
+        for (String id : answeredInOutage) {
+          Row r = rows.get(id);
+          if (r == null || !"SETTLED".equals(r.status) || r.cost != acknowledged.get(id)) {
+            bad.add(id + "=" + r);
+          }
+        }
+        for (String id : refusedUnconfirmed) {
+          Row r = rows.get(id);
+          if (r == null || !"SETTLED".equals(r.status) || r.cost != 0 || r.httpStatus != 503) {
+            bad.add(id + "=" + r);
+          }
+        }
+        List<String> all = new ArrayList<>(answeredInOutage);
+        all.addAll(refusedUnconfirmed);
+        long n = countIn("SELECT count(*) FROM pointsman.ledger_entries WHERE request_id"
+            + " = ANY(?)", all);
+        check("at the end, every call answered (" + answeredInOutage.size() + ") or refused ("
+            + refusedUnconfirmed.size() + ") during the outages is still one settled row at its"
+            + " cost", bad.isEmpty() && n == all.size(), bad + ", rows " + n);
+      }
     } finally {
       if (child.alive()) {
         child.stop();
