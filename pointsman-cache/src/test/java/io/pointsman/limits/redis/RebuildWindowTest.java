@@ -77,19 +77,34 @@ class RebuildWindowTest {
     long admitted = 0;
     int refused = 0;
     List<Reservation> bHolds = new ArrayList<>();
+    int unavailable = 0;
     for (int i = 0; i < 10; i++) {
-      try {
-        bHolds.add(b.reserve(CounterStoreContract.admission("b" + i, 500, clock.now())));
-        admitted += 500;
-      } catch (PointsmanException e) {
-        assertThat(e.status()).isEqualTo(Status.PAYMENT_REQUIRED);
-        refused++;
+      // Until the rebuild commits (it waits for A's report, fail closed) admissions are refused
+      // with 503; on a loaded machine that can outlast one attempt, so each call is retried on
+      // 503 for a while. A 402 is final.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (true) {
+        try {
+          bHolds.add(b.reserve(CounterStoreContract.admission("b" + i, 500, clock.now())));
+          admitted += 500;
+          break;
+        } catch (PointsmanException e) {
+          if (e.status() == Status.UNAVAILABLE && System.nanoTime() < deadline) {
+            unavailable++;
+            continue;
+          }
+          assertThat(e.status()).isEqualTo(Status.PAYMENT_REQUIRED);
+          refused++;
+          break;
+        }
       }
     }
     BudgetState seen = b.budget(TEAM);
     System.out.printf("rebuild with another instance's live holds: B admitted %d, refused %d,"
         + " counters %s%n", admitted, refused, seen);
-    assertThat(b.rebuilds()).isEqualTo(1);
+    System.out.printf("admissions refused with 503 while the rebuild waited: %d%n",
+        unavailable);
+    assertThat(a.rebuilds() + b.rebuilds()).as("one rebuild, by whichever instance").isEqualTo(1);
     assertThat(seen.heldMicros()).as("A's holds counted by the rebuild").isEqualTo(2_000
         + admitted);
     assertThat(2_000 + admitted).as("held never above the limit").isLessThanOrEqualTo(LIMIT);
