@@ -1,4 +1,4 @@
-package io.pointsman.examples.chaos;
+package io.pointsman.examples.drill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -100,18 +100,18 @@ class RedisChaosTest {
         TestDatabase db = TestDatabases.create()) {
       Path configA = config(redis, db, key, "a");
       Path configB = config(redis, db, key, "b");
-      List<FacadeProcess> started = new CopyOnWriteArrayList<>();
+      List<ChildFacade> started = new CopyOnWriteArrayList<>();
       Sampler sampler = null;
       try {
-        FacadeProcess a = FacadeProcess.start(configA, dir.resolve("port-a"),
+        ChildFacade a = ChildFacade.start(configA, dir.resolve("port-a"),
             dir.resolve("a.log"));
         started.add(a);
-        FacadeProcess b = FacadeProcess.start(configB, dir.resolve("port-b"),
+        ChildFacade b = ChildFacade.start(configB, dir.resolve("port-b"),
             dir.resolve("b.log"));
         started.add(b);
         long startupMillis = millisSince(testStart);
-        AtomicReference<FacadeProcess> targetA = new AtomicReference<>(a);
-        AtomicReference<FacadeProcess> targetB = new AtomicReference<>(b);
+        AtomicReference<ChildFacade> targetA = new AtomicReference<>(a);
+        AtomicReference<ChildFacade> targetB = new AtomicReference<>(b);
 
         // The sampler's key layout is right: the first call writes the team's counter.
         HttpResponse<String> first = chat(a, key, "warm-up", 64);
@@ -132,14 +132,14 @@ class RedisChaosTest {
         List<Future<?>> clients = new ArrayList<>();
         for (int t = 0; t < 2 * CLIENTS_PER_PROCESS; t++) {
           boolean onA = t % 2 == 0;
-          AtomicReference<FacadeProcess> target = onA ? targetA : targetB;
+          AtomicReference<ChildFacade> target = onA ? targetA : targetB;
           String name = onA ? "a" : "b";
           int thread = t;
           clients.add(pool.submit(() -> {
             for (int i = 0; System.nanoTime() < loadEnd; i++) {
               int maxTokens = 256 + (i * 7 + thread) % 8 * 512;
               HttpResponse<String> r;
-              FacadeProcess f = target.get();
+              ChildFacade f = target.get();
               fig.inFlight(name).incrementAndGet();
               try {
                 r = http.send(request(f, key, "chaos " + thread + " " + i + " " + PADDING,
@@ -186,7 +186,7 @@ class RedisChaosTest {
         long killedPid = b.pid();
         assertThat(b.kill()).isEqualTo(137);
         long facadeKilledAt = millisSince(loadStart);
-        FacadeProcess b2 = FacadeProcess.start(configB, dir.resolve("port-b2"),
+        ChildFacade b2 = ChildFacade.start(configB, dir.resolve("port-b2"),
             dir.resolve("b.log"));
         started.add(b2);
         targetB.set(b2);
@@ -199,7 +199,7 @@ class RedisChaosTest {
         long loadMillis = millisSince(loadStart);
 
         // Drain: both journals settled, no pending end left in either limiter.
-        for (FacadeProcess f : List.of(a, b2)) {
+        for (ChildFacade f : List.of(a, b2)) {
           awaitMetric(f, "pointsman_journal_backlog", 0);
           awaitMetric(f, "pointsman_limits_pending_ends", 0);
         }
@@ -213,13 +213,13 @@ class RedisChaosTest {
                   + hold.path("epoch").asLong() + ",\"evidence\":\"chaos test\"}");
           assertThat(decision.path("verdict").asText()).as(eventId).isEqualTo("ACCEPTED");
         }
-        for (FacadeProcess f : List.of(a, b2)) {
+        for (ChildFacade f : List.of(a, b2)) {
           assertThat(admin(f, "POST", "/admin/holds/reconcile", "").path("unresolved").asInt())
               .isZero();
         }
         assertThat(eventIds(db, "SELECT event_id FROM pointsman.reservations"
             + " WHERE state IN ('HELD', 'UNKNOWN')")).isEmpty();
-        for (FacadeProcess f : List.of(a, b2)) {
+        for (ChildFacade f : List.of(a, b2)) {
           awaitMetric(f, "pointsman_limits_pending_ends", 0);
         }
         long rebuildsA = metric(a, "pointsman_limits_rebuilds_total");
@@ -363,7 +363,7 @@ class RedisChaosTest {
         if (sampler != null) {
           sampler.stop();
         }
-        for (FacadeProcess f : started) {
+        for (ChildFacade f : started) {
           if (f.alive()) {
             f.kill();
           }
@@ -531,7 +531,7 @@ class RedisChaosTest {
     }
   }
 
-  private long metric(FacadeProcess f, String name) throws Exception {
+  private long metric(ChildFacade f, String name) throws Exception {
     String text = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + f.port()
         + "/metrics")).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
     Matcher m = Pattern.compile("(?m)^" + name + " ([0-9.eE+-]+)$").matcher(text);
@@ -542,7 +542,7 @@ class RedisChaosTest {
   }
 
   /** Waits (at most a minute) until a facade's metric reads {@code value}. */
-  private void awaitMetric(FacadeProcess f, String name, long value) throws Exception {
+  private void awaitMetric(ChildFacade f, String name, long value) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     long last;
     while ((last = metric(f, name)) != value) {
@@ -553,7 +553,7 @@ class RedisChaosTest {
     }
   }
 
-  private JsonNode admin(FacadeProcess f, String method, String path, String... body)
+  private JsonNode admin(ChildFacade f, String method, String path, String... body)
       throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + f.port()
         + path)).header("Authorization", "Bearer " + ADMIN);
@@ -571,12 +571,12 @@ class RedisChaosTest {
     return file;
   }
 
-  private HttpResponse<String> chat(FacadeProcess f, String key, String text, int maxTokens)
+  private HttpResponse<String> chat(ChildFacade f, String key, String text, int maxTokens)
       throws Exception {
     return http.send(request(f, key, text, maxTokens), HttpResponse.BodyHandlers.ofString());
   }
 
-  private static HttpRequest request(FacadeProcess f, String key, String text, int maxTokens) {
+  private static HttpRequest request(ChildFacade f, String key, String text, int maxTokens) {
     String body = "{\"model\":\"gpt-4o-mini\",\"temperature\":0,\"max_tokens\":" + maxTokens
         + ",\"messages\":[{\"role\":\"user\",\"content\":\"" + text + "\"}]}";
     return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + f.port()
