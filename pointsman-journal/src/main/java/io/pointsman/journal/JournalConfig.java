@@ -38,6 +38,8 @@ public final class JournalConfig {
   private final int preallocationChunkBytes;
   private final Duration enqueueTimeout;
   private final ThreadFactory threadFactory;
+  private final boolean backgroundPreparation;
+  private final ThreadFactory preparationThreadFactory;
 
   private JournalConfig(Builder builder) {
     this.directory = builder.directory;
@@ -55,6 +57,15 @@ public final class JournalConfig {
     this.threadFactory = builder.threadFactory == null
         ? task -> {
           Thread thread = new Thread(task, "pointsman-journal-io");
+          thread.setDaemon(true);
+          return thread;
+        }
+        : builder.threadFactory;
+    this.backgroundPreparation = builder.backgroundPreparation == null
+        || builder.backgroundPreparation;
+    this.preparationThreadFactory = builder.threadFactory == null
+        ? task -> {
+          Thread thread = new Thread(task, "pointsman-journal-prepare");
           thread.setDaemon(true);
           return thread;
         }
@@ -148,6 +159,21 @@ public final class JournalConfig {
     return threadFactory;
   }
 
+  /**
+   * Returns whether the next segment is prepared (zero-filled, forced, renamed into place) on a
+   * thread of its own, beside the I/O thread, rather than between the I/O thread's batches.
+   *
+   * @return true unless {@link Builder#backgroundPreparation(boolean)} turned it off
+   */
+  public boolean backgroundPreparation() {
+    return backgroundPreparation;
+  }
+
+  /** The factory of the preparation thread: the configured one, else a named daemon thread. */
+  ThreadFactory preparationThreadFactory() {
+    return preparationThreadFactory;
+  }
+
   @Override
   public String toString() {
     return "JournalConfig[directory=" + directory + ", segmentBytes=" + segmentBytes
@@ -166,6 +192,7 @@ public final class JournalConfig {
     private int preallocationChunkBytes;
     private Duration enqueueTimeout;
     private ThreadFactory threadFactory;
+    private Boolean backgroundPreparation;
 
     private Builder(Path directory) {
       this.directory = directory;
@@ -291,6 +318,28 @@ public final class JournalConfig {
       Objects.requireNonNull(factory, "factory");
       requireUnset(threadFactory == null, "threadFactory", threadFactory);
       this.threadFactory = factory;
+      return this;
+    }
+
+    /**
+     * Sets whether the next segment is prepared on a thread of its own; defaults to true.
+     *
+     * <p>Preparing a segment writes {@link #segmentBytes(int)} of zeros and forces them. On its
+     * own thread that work never sits between a caller and its force: the I/O thread only waits
+     * for it if a segment fills before its successor is ready. With false, the I/O thread
+     * prepares one {@link #preallocationChunkBytes(int)} step after each batch, and every
+     * caller whose append arrives meanwhile waits for that step; the I/O steps then come in one
+     * fixed order, which the crash enumeration tests rely on. The preparation thread comes from
+     * {@link #threadFactory(ThreadFactory)} when one is set, else it is a daemon thread named
+     * {@code pointsman-journal-prepare}.
+     *
+     * @param background true for a preparation thread, false to prepare on the I/O thread
+     * @return this builder
+     * @throws IllegalStateException if already set
+     */
+    public Builder backgroundPreparation(boolean background) {
+      requireUnset(backgroundPreparation == null, "backgroundPreparation", backgroundPreparation);
+      this.backgroundPreparation = background;
       return this;
     }
 

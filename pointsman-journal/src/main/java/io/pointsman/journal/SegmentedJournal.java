@@ -84,6 +84,8 @@ public final class SegmentedJournal implements AutoCloseable {
   private static final int MARKS_PER_RECORD = 512;
   private static final int SEAL_BYTES = RecordFormat.RECORD_HEADER_BYTES;
   private static final byte[] EMPTY = new byte[0];
+  /** On the preparation thread, dirty zeros are forced every this many bytes. */
+  private static final int PREPARATION_FORCE_BYTES = 8 << 20;
 
   /** Deliberate defects, for tests that prove the crash suite notices them. */
   enum Defect {
@@ -101,6 +103,16 @@ public final class SegmentedJournal implements AutoCloseable {
   private volatile List<RecoveredRecord> recovered;
   private final Defect defect;
   private final Thread ioThread;
+  /** The preparation thread; null when segments are prepared on the I/O thread. */
+  private final Thread prepareThread;
+  /**
+   * Guards the prepared segment ({@code prepared*}) and the {@code prepare*} flags when a
+   * preparation thread runs; without one they are confined to the I/O thread.
+   */
+  private final Object slot = new Object();
+  private boolean prepareStop;
+  private boolean prepareIdle;
+  private Throwable prepareFailure;
   private final JournalIO.DirectoryLock directoryLock;
   /**
    * Segments holding records, by first sequence, for readers on other threads: they use only
@@ -142,6 +154,7 @@ public final class SegmentedJournal implements AutoCloseable {
   private long nextSegmentId;
   private long nextSequence;
   private ByteBuffer buffer = ByteBuffer.allocateDirect(64 << 10);
+  // Confined to the preparation thread once it runs (to the I/O thread without one).
   private ByteBuffer zeros;
   private long undelivered;
 
@@ -190,6 +203,9 @@ public final class SegmentedJournal implements AutoCloseable {
       preparedCapacity = recovery.preparedCapacity;
     }
     this.ioThread = config.threadFactory().newThread(this::runIo);
+    this.prepareThread = config.backgroundPreparation()
+        ? config.preparationThreadFactory().newThread(this::runPreparation)
+        : null;
   }
 
   /**
@@ -278,6 +294,9 @@ public final class SegmentedJournal implements AutoCloseable {
           recovery.tornBytesZeroed);
     }
     journal.ioThread.start();
+    if (journal.prepareThread != null) {
+      journal.prepareThread.start();
+    }
     return journal;
   }
 
@@ -570,6 +589,13 @@ public final class SegmentedJournal implements AutoCloseable {
     } finally {
       lock.unlock();
     }
+    if (prepareThread != null) {
+      synchronized (slot) {
+        while (!prepareIdle && !prepareStop && prepareFailure == null) {
+          slot.wait();
+        }
+      }
+    }
   }
 
   static void checkType(byte type) {
@@ -644,7 +670,7 @@ public final class SegmentedJournal implements AutoCloseable {
           if (!batch.isEmpty()) {
             writeBatch(batch);
           }
-          if (preparedId < 0) {
+          if (prepareThread == null && preparedId < 0) {
             prepareStep();
           }
         } catch (Throwable failure) {
@@ -653,6 +679,7 @@ public final class SegmentedJournal implements AutoCloseable {
         }
       }
     } finally {
+      stopPreparation();
       closeFiles();
       lock.lock();
       boolean stopping;
@@ -677,10 +704,10 @@ public final class SegmentedJournal implements AutoCloseable {
     lock.lock();
     try {
       while (queue.isEmpty()) {
-        if (closing) {
+        if (closing || poison != null) {
           return null;
         }
-        if (preparedId < 0) {
+        if (prepareThread == null && preparedId < 0) {
           return List.of();
         }
         ioWaiting = true;
@@ -715,9 +742,7 @@ public final class SegmentedJournal implements AutoCloseable {
       if (writeStart + buffer.position() + unit.bytes + SEAL_BYTES > activeCapacity) {
         // The successor must be durable under its final name before the seal is: recovery
         // reads a sealed last segment as a lost successor.
-        while (preparedId < 0) {
-          prepareStep();
-        }
+        awaitPrepared();
         RecordFormat.encode(buffer, crc, activeSalt, active.id, RecordFormat.TYPE_SEAL, (byte) 0,
             Math.toIntExact(nextSequence - writeFirst), nextSequence++, EMPTY);
         write(writeStart);
@@ -850,22 +875,136 @@ public final class SegmentedJournal implements AutoCloseable {
   }
 
   private void activatePrepared() throws IOException {
-    while (preparedId < 0) {
-      prepareStep();
+    awaitPrepared();
+    long id;
+    JournalIO.JournalFile file;
+    long salt;
+    int capacity;
+    synchronized (slot) {
+      id = preparedId;
+      file = preparedFile;
+      salt = preparedSalt;
+      capacity = preparedCapacity;
+      preparedId = -1;
+      preparedFile = null;
+      // The preparation thread starts on the successor's successor at once.
+      slot.notifyAll();
     }
     if (activeFile != null) {
       activeFile.close();
     }
-    active = new SegmentState(preparedId,
-        directory.resolve(RecordFormat.segmentFileName(preparedId)), nextSequence);
+    active = new SegmentState(id, directory.resolve(RecordFormat.segmentFileName(id)),
+        nextSequence);
     segmentsBySequence.put(nextSequence, active);
     readable.put(nextSequence, active);
-    activeFile = preparedFile;
-    activeSalt = preparedSalt;
-    activeCapacity = preparedCapacity;
+    activeFile = file;
+    activeSalt = salt;
+    activeCapacity = capacity;
     writePosition = RecordFormat.SEGMENT_HEADER_BYTES;
-    preparedId = -1;
-    preparedFile = null;
+  }
+
+  /**
+   * Returns once the next segment is prepared. Without a preparation thread the caller prepares
+   * it; with one the caller waits for it, and a failure of that thread fails the caller.
+   */
+  private void awaitPrepared() throws IOException {
+    if (prepareThread == null || prepareThread.getState() == Thread.State.NEW) {
+      // Inline, or still opening: the preparation thread starts after the first segment.
+      while (preparedId < 0) {
+        prepareStep();
+      }
+      return;
+    }
+    synchronized (slot) {
+      boolean interrupted = false;
+      while (preparedId < 0) {
+        if (prepareFailure != null) {
+          throw new IOException("preparing the next segment failed: " + prepareFailure,
+              prepareFailure);
+        }
+        if (prepareStop) {
+          throw new IOException("the journal's preparation thread stopped");
+        }
+        try {
+          slot.wait();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** The preparation thread: keeps one prepared segment ready, one step at a time. */
+  private void runPreparation() {
+    try {
+      while (true) {
+        synchronized (slot) {
+          while (!prepareStop && preparedId >= 0) {
+            prepareIdle = true;
+            slot.notifyAll();
+            try {
+              slot.wait();
+            } catch (InterruptedException e) {
+              // Nobody should interrupt it; stopping is asked through prepareStop.
+              Thread.currentThread().interrupt();
+              prepareStop = true;
+            }
+          }
+          if (prepareStop) {
+            return;
+          }
+          prepareIdle = false;
+        }
+        do {
+          synchronized (slot) {
+            if (prepareStop) {
+              return;
+            }
+          }
+          prepareStep();
+        } while (preparation != null);
+      }
+    } catch (Throwable failure) {
+      synchronized (slot) {
+        prepareFailure = failure;
+        slot.notifyAll();
+      }
+      poison(failure, List.of());
+    } finally {
+      synchronized (slot) {
+        prepareIdle = true;
+        slot.notifyAll();
+      }
+    }
+  }
+
+  /** Stops the preparation thread, if any, and waits for it: its files are closed after. */
+  private void stopPreparation() {
+    if (prepareThread == null) {
+      return;
+    }
+    synchronized (slot) {
+      prepareStop = true;
+      slot.notifyAll();
+    }
+    if (Thread.currentThread() == prepareThread || prepareThread.getState() == Thread.State.NEW) {
+      return;
+    }
+    boolean interrupted = false;
+    while (true) {
+      try {
+        prepareThread.join();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** In-progress preallocation of the next segment. */
@@ -915,6 +1054,12 @@ public final class SegmentedJournal implements AutoCloseable {
       }
       p.file.write(p.written, bytes);
       p.written += chunk;
+      if (prepareThread != null && Thread.currentThread() == prepareThread
+          && p.written < segmentBytes && p.written % PREPARATION_FORCE_BYTES < chunk) {
+        // Bounds the dirty zeros, so that the final force is short and never floods the
+        // device queue that the I/O thread's forces share.
+        p.file.force(false);
+      }
       return;
     }
     if (!p.forced) {
@@ -930,10 +1075,13 @@ public final class SegmentedJournal implements AutoCloseable {
     }
     io.syncDirectory(directory);
     preparation = null;
-    preparedId = p.id;
-    preparedFile = p.file;
-    preparedSalt = p.salt;
-    preparedCapacity = segmentBytes;
+    synchronized (slot) {
+      preparedId = p.id;
+      preparedFile = p.file;
+      preparedSalt = p.salt;
+      preparedCapacity = segmentBytes;
+      slot.notifyAll();
+    }
     segmentsCreated.incrementAndGet();
   }
 
@@ -941,17 +1089,29 @@ public final class SegmentedJournal implements AutoCloseable {
     JournalPoisonedException poisoned =
         new JournalPoisonedException("journal I/O failed in " + directory + ": " + failure, failure);
     List<Unit> failed = new ArrayList<>(batch);
+    boolean first;
     lock.lock();
     try {
-      poison = poisoned;
+      // The first failure names the poison; a later one (the I/O thread finding the
+      // preparation thread's failure) fails its batch with it.
+      first = poison == null;
+      if (first) {
+        poison = poisoned;
+      } else {
+        poisoned = poison;
+      }
       failed.addAll(queue);
       queue.clear();
       notFull.signalAll();
+      // Wakes an idle I/O thread, which stops on a poisoned journal.
+      notEmpty.signal();
     } finally {
       lock.unlock();
     }
-    LOG.error("journal {} is poisoned and refuses all further appends; restart the process",
-        directory, failure);
+    if (first) {
+      LOG.error("journal {} is poisoned and refuses all further appends; restart the process",
+          directory, failure);
+    }
     for (Unit unit : failed) {
       unit.fail(poisoned);
     }

@@ -39,6 +39,7 @@ final class CrashScenario {
   private final Random random;
   private final JournalModel model = new JournalModel();
   private final int segmentBytes;
+  private final boolean background;
   private final int chunkBytes;
   private final int maxPayload;
   private final boolean concurrent;
@@ -49,6 +50,7 @@ final class CrashScenario {
     this.mutant = mutant;
     this.random = new Random(seed);
     this.segmentBytes = 1024 << random.nextInt(3);
+    this.background = (seed & 1) == 0;
     this.chunkBytes = 512 << random.nextInt(2);
     this.maxPayload = 8 + random.nextInt(200);
     this.concurrent = random.nextInt(3) == 0;
@@ -165,6 +167,8 @@ final class CrashScenario {
         .segmentBytes(segmentBytes)
         .preallocationChunkBytes(chunkBytes)
         .queueCapacity(64)
+        // Half the seeds prepare segments on their own thread, half on the I/O thread.
+        .backgroundPreparation(background)
         .build();
     return SegmentedJournal.open(config, mutant == Mutant.ACKNOWLEDGE_BEFORE_FORCE
         ? SegmentedJournal.Defect.ACKNOWLEDGE_BEFORE_FORCE

@@ -141,6 +141,8 @@ final class CrashSimulatingJournalIO implements JournalIO {
   private Predicate<Path> noSpaceOnWrite = path -> false;
   private Predicate<Path> ioErrorOnForce = path -> false;
   private Runnable beforeForce;
+  private Predicate<Path> holdForceOf = path -> false;
+  private Runnable holdForce;
   private int forceCalls;
 
   CrashSimulatingJournalIO() {}
@@ -209,6 +211,13 @@ final class CrashSimulatingJournalIO implements JournalIO {
 
   synchronized CrashSimulatingJournalIO beforeForce(Runnable hook) {
     this.beforeForce = hook;
+    return this;
+  }
+
+  /** Runs {@code hook} before every force of a file whose current name matches. */
+  synchronized CrashSimulatingJournalIO beforeForceOf(Predicate<Path> files, Runnable hook) {
+    this.holdForceOf = files;
+    this.holdForce = hook;
     return this;
   }
 
@@ -428,11 +437,18 @@ final class CrashSimulatingJournalIO implements JournalIO {
     @Override
     public void force(boolean metadata) throws IOException {
       Runnable hook;
+      Runnable held = null;
       synchronized (CrashSimulatingJournalIO.this) {
         hook = beforeForce;
+        if (holdForce != null && holdForceOf.test(path())) {
+          held = holdForce;
+        }
       }
       if (hook != null) {
         hook.run();
+      }
+      if (held != null) {
+        held.run();
       }
       synchronized (CrashSimulatingJournalIO.this) {
         checkOpen();

@@ -56,6 +56,8 @@ class EveryStepCrashTest {
         .io(io)
         .segmentBytes(1024)
         .preallocationChunkBytes(512)
+        // Steps in one fixed order: the preparation runs on the I/O thread.
+        .backgroundPreparation(false)
         .build());
   }
 
