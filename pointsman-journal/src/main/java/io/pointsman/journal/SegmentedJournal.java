@@ -85,7 +85,16 @@ public final class SegmentedJournal implements AutoCloseable {
   private static final int SEAL_BYTES = RecordFormat.RECORD_HEADER_BYTES;
   private static final byte[] EMPTY = new byte[0];
   /** On the preparation thread, dirty zeros are forced every this many bytes. */
-  private static final int PREPARATION_FORCE_BYTES = 8 << 20;
+  private static final int PREPARATION_FORCE_BYTES = 4 << 20;
+  /**
+   * The slowest a preparation thread goes: a whole segment over this many nanoseconds, unless
+   * the active segment fills faster (see {@link #pace(long)}).
+   */
+  private static final long PREPARATION_SPREAD_NANOS = 4_000_000_000L;
+  /** How full a new active segment gets before its successor's preparation starts. */
+  private static final int PREPARATION_START_PERMILLE = 50;
+  /** How long after a rotation the successor's preparation starts at the latest. */
+  private static final long PREPARATION_DELAY_NANOS = 1_000_000_000L;
 
   /** Deliberate defects, for tests that prove the crash suite notices them. */
   enum Defect {
@@ -111,6 +120,8 @@ public final class SegmentedJournal implements AutoCloseable {
    */
   private final Object slot = new Object();
   private boolean prepareStop;
+  /** How full the active segment is, in thousandths, as of the I/O thread's last write. */
+  private volatile int activeFillPermille;
   private boolean prepareIdle;
   private Throwable prepareFailure;
   private final JournalIO.DirectoryLock directoryLock;
@@ -814,6 +825,9 @@ public final class SegmentedJournal implements AutoCloseable {
     activeFile.write(position, buffer);
     writePosition = position + length;
     bytesWritten.addAndGet(length);
+    if (prepareThread != null) {
+      activeFillPermille = (int) (1000L * writePosition / activeCapacity);
+    }
   }
 
   private void force(int records) throws IOException {
@@ -901,6 +915,7 @@ public final class SegmentedJournal implements AutoCloseable {
     activeSalt = salt;
     activeCapacity = capacity;
     writePosition = RecordFormat.SEGMENT_HEADER_BYTES;
+    activeFillPermille = 0;
   }
 
   /**
@@ -958,11 +973,10 @@ public final class SegmentedJournal implements AutoCloseable {
           }
           prepareIdle = false;
         }
+        long started = System.nanoTime();
         do {
-          synchronized (slot) {
-            if (prepareStop) {
-              return;
-            }
+          if (!pace(started)) {
+            return;
           }
           prepareStep();
         } while (preparation != null);
@@ -977,6 +991,44 @@ public final class SegmentedJournal implements AutoCloseable {
       synchronized (slot) {
         prepareIdle = true;
         slot.notifyAll();
+      }
+    }
+  }
+
+  /**
+   * Waits until the preparation may take its next step, and returns false if asked to stop.
+   * Zero-filling a segment in one burst floods the device queue that the I/O thread's forces
+   * wait in, and the appends right after a rotation would pay for it. So the preparation of a
+   * successor starts only once the new active segment is {@link #PREPARATION_START_PERMILLE}
+   * thousandths full or {@link #PREPARATION_DELAY_NANOS} after the rotation, and then keeps
+   * ahead of twice the active segment's fill beyond that start (it is done well before the
+   * active segment is full) and of a floor that finishes it {@link #PREPARATION_SPREAD_NANOS}
+   * after the delay. A full active segment lets it run unpaced.
+   */
+  private boolean pace(long started) {
+    while (true) {
+      synchronized (slot) {
+        if (prepareStop) {
+          return false;
+        }
+        Preparation p = preparation;
+        if (p != null && p.written >= segmentBytes) {
+          return true;
+        }
+        double done = p == null ? 0 : (double) p.written / segmentBytes;
+        double byFill = 2 * (activeFillPermille - PREPARATION_START_PERMILLE) / 1000.0;
+        double byTime = (double) (System.nanoTime() - started - PREPARATION_DELAY_NANOS)
+            / PREPARATION_SPREAD_NANOS;
+        if (done < Math.max(byFill, byTime)) {
+          return true;
+        }
+        try {
+          slot.wait(2);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          prepareStop = true;
+          return false;
+        }
       }
     }
   }

@@ -56,17 +56,20 @@ class SegmentPreparationTest {
         .beforeForceOf(SegmentPreparationTest::isPreparation, held);
     try (SegmentedJournal journal = SegmentedJournal.open(JournalConfig.builder(DIR).io(io)
         .segmentBytes(SEGMENT_BYTES).preallocationChunkBytes(512).build())) {
-      assertThat(held.stalled.await(10, TimeUnit.SECONDS))
-          .as("the successor's preparation reaches its force").isTrue();
-      List<Long> acknowledged = new ArrayList<>();
-      for (int i = 0; i < 50; i++) {
-        // 50 small records stay inside the first segment: none of them needs the successor.
-        acknowledged.add(journal.append((byte) 1, payload(i)).get(10, TimeUnit.SECONDS));
+      try {
+        assertThat(held.stalled.await(10, TimeUnit.SECONDS))
+            .as("the successor's preparation reaches its force").isTrue();
+        List<Long> acknowledged = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+          // 50 small records stay inside the first segment: none of them needs the successor.
+          acknowledged.add(journal.append((byte) 1, payload(i)).get(10, TimeUnit.SECONDS));
+        }
+        assertThat(acknowledged).hasSize(50);
+        assertThat(journal.metrics().segmentsCreated()).as("still only the first segment")
+            .isEqualTo(1);
+      } finally {
+        held.release.countDown();
       }
-      assertThat(acknowledged).hasSize(50);
-      assertThat(journal.metrics().segmentsCreated()).as("still only the first segment")
-          .isEqualTo(1);
-      held.release.countDown();
     }
   }
 
@@ -78,15 +81,18 @@ class SegmentPreparationTest {
     List<CompletableFuture<Long>> futures = new ArrayList<>();
     try (SegmentedJournal journal = SegmentedJournal.open(JournalConfig.builder(DIR).io(io)
         .segmentBytes(SEGMENT_BYTES).preallocationChunkBytes(512).build())) {
-      assertThat(held.stalled.await(10, TimeUnit.SECONDS)).isTrue();
-      // More than a segment holds: the rotation must wait for the successor.
-      for (int i = 0; i < 1_000; i++) {
-        futures.add(journal.append((byte) 1, payload(i)));
+      try {
+        assertThat(held.stalled.await(10, TimeUnit.SECONDS)).isTrue();
+        // More than a segment holds: the rotation must wait for the successor.
+        for (int i = 0; i < 1_000; i++) {
+          futures.add(journal.append((byte) 1, payload(i)));
+        }
+        CompletableFuture<Long> last = futures.get(futures.size() - 1);
+        assertThat(last).as("the record past the full segment waits for its successor")
+            .isNotDone();
+      } finally {
+        held.release.countDown();
       }
-      CompletableFuture<Long> last = futures.get(futures.size() - 1);
-      assertThat(last).as("the record past the full segment waits for its successor")
-          .isNotDone();
-      held.release.countDown();
       for (CompletableFuture<Long> f : futures) {
         f.get(10, TimeUnit.SECONDS);
       }
@@ -107,10 +113,15 @@ class SegmentPreparationTest {
     try (SegmentedJournal journal = SegmentedJournal.open(JournalConfig.builder(DIR).io(io)
         .segmentBytes(SEGMENT_BYTES).preallocationChunkBytes(512).backgroundPreparation(false)
         .build())) {
-      assertThat(held.stalled.await(10, TimeUnit.SECONDS)).isTrue();
-      CompletableFuture<Long> append = journal.append((byte) 1, payload(0));
-      assertThat(append).as("inline, an append waits behind the preparation step").isNotDone();
-      held.release.countDown();
+      CompletableFuture<Long> append;
+      try {
+        assertThat(held.stalled.await(10, TimeUnit.SECONDS)).isTrue();
+        append = journal.append((byte) 1, payload(0));
+        assertThat(append).as("inline, an append waits behind the preparation step")
+            .isNotDone();
+      } finally {
+        held.release.countDown();
+      }
       assertThat(append.get(10, TimeUnit.SECONDS)).isNotNegative();
     }
   }
