@@ -70,6 +70,11 @@ import org.slf4j.LoggerFactory;
  * ChatResult result = gateway.chat(request, CallOptions.of(virtualKey));
  * }</pre>
  *
+ * <p>Durable: {@code .journal(JournalAccounting.at(dir)).ledger(PostgresLedger.of(pool))} makes
+ * {@link Builder#build()} open and recover the journal and run the restart protocol
+ * ({@link io.pointsman.accounting.Durability}); {@link #close()} closes everything the builder
+ * was given.
+ *
  * <p>The lifecycle runs the stages of {@link Stages#ORDER} in that order; custom stages run at
  * the {@link InsertionPoint}s. Whatever a stage does, every authenticated call produces exactly
  * one usage record before it returns or throws, no provider is called before its dispatch

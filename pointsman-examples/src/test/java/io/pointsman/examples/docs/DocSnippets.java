@@ -33,13 +33,17 @@ import javax.tools.ToolProvider;
  */
 final class DocSnippets {
   private static final Pattern BLOCK = Pattern.compile(
-      "<!-- snippet: ([\\w-]+); given: ([^>]*?) -->\\s*\\n```java\\n(.*?)\\n```", Pattern.DOTALL);
+      "<!-- snippet: ([\\w-]+); given:([^\\n]*?)-->\\s*\\n```java\\n(.*?)\\n```", Pattern.DOTALL);
+  private static final Pattern ANY_BLOCK = Pattern.compile("^```java$", Pattern.MULTILINE);
   private static final List<String> IMPORTS = List.of("io.pointsman.*", "io.pointsman.spi.*",
       "io.pointsman.accounting.*", "io.pointsman.auth.*", "io.pointsman.catalog.*",
       "io.pointsman.limits.*", "io.pointsman.model.*", "io.pointsman.testing.*",
       "io.pointsman.cache.exact.*", "io.pointsman.cache.semantic.*", "io.pointsman.cache.tiered.*",
       "io.pointsman.journal.*", "io.pointsman.ledger.*", "io.pointsman.router.*",
-      "java.nio.file.Path", "java.time.Duration", "java.util.List");
+      "io.pointsman.cache.redis.*", "io.pointsman.limits.redis.*", "java.net.URI",
+      "io.pointsman.guardrail.*", "java.nio.file.Path", "java.time.Duration", "java.time.ZoneId",
+      "java.util.List",
+      "static org.assertj.core.api.Assertions.*");
 
   /** One snippet as printed. */
   record Snippet(String file, String name, String given, String code) {
@@ -65,11 +69,19 @@ final class DocSnippets {
     try (var docs = Files.list(root().resolve("docs"))) {
       docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(files::add);
       for (Path f : files) {
-        Matcher m = BLOCK.matcher(Files.readString(f, StandardCharsets.UTF_8));
+        String text = Files.readString(f, StandardCharsets.UTF_8);
+        Matcher m = BLOCK.matcher(text);
+        int named = 0;
         while (m.find()) {
+          named++;
           String key = root().relativize(f) + "#" + m.group(1);
           out.put(key, new Snippet(root().relativize(f).toString(), m.group(1),
               m.group(2).trim(), m.group(3)));
+        }
+        long blocks = ANY_BLOCK.matcher(text).results().count();
+        if (blocks != named) {
+          throw new AssertionError(root().relativize(f) + " has " + blocks + " java blocks, "
+              + named + " of them named: precede each with <!-- snippet: NAME; given: ... -->");
         }
       }
     } catch (IOException e) {
@@ -86,9 +98,16 @@ final class DocSnippets {
       src.append("import ").append(i).append(";\n");
     }
     boolean returns = s.code().contains("Gateway gateway =");
-    src.append("public final class ").append(cls).append(" {\n  public static Object run(")
-        .append(s.given()).append(") throws Exception {\n").append(s.code()).append('\n')
-        .append(returns ? "    return gateway;\n" : "    return null;\n").append("  }\n}\n");
+    src.append("public final class ").append(cls).append(" {\n");
+    if (s.given().equals("member")) {
+      // A declaration: compiled as a member of the class.
+      src.append(s.code()).append("\n  public static Object run() {\n    return null;\n  }\n");
+    } else {
+      src.append("  public static Object run(").append(s.given())
+          .append(") throws Exception {\n").append(s.code()).append('\n')
+          .append(returns ? "    return gateway;\n" : "    return null;\n").append("  }\n");
+    }
+    src.append("}\n");
     Path dir = work.resolve("src/snippets");
     Files.createDirectories(dir);
     Path file = dir.resolve(cls + ".java");
@@ -100,7 +119,7 @@ final class DocSnippets {
     try (StandardJavaFileManager fm = javac.getStandardFileManager(diagnostics, Locale.ROOT,
         StandardCharsets.UTF_8)) {
       boolean ok = javac.getTask(null, fm, diagnostics, List.of("-classpath", classPath(), "-d",
-          classes.toString(), "-Xlint:all", "-Werror"), null,
+          classes.toString(), "-Xlint:all,-try", "-Werror"), null,
           fm.getJavaFileObjects(file)).call();
       if (!ok) {
         throw new AssertionError(s.file() + " snippet " + s.name() + " does not compile:\n"
