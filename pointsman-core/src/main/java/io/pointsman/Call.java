@@ -16,6 +16,7 @@ import java.util.Set;
 
 /** The state of one call through the lifecycle; the {@link Exchange} custom stages see. */
 final class Call implements Exchange {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Call.class);
   final String requestId;
   final String eventId;
   final CallOptions options;
@@ -60,6 +61,10 @@ final class Call implements Exchange {
   long firstChunkNanos = -1;
   StreamState stream;
   private Map<io.pointsman.Key<?>, Object> attributes;
+  /** The call's listener; {@link CallListener#NONE} unless the gateway has a factory. */
+  CallListener listener = CallListener.NONE;
+  /** Where listener failures are counted, set with a listener. */
+  java.util.concurrent.atomic.AtomicLong listenerFailures;
 
   Call(String requestId, String eventId, CallOptions options, ChatRequest request,
       Instant startedAt, long startNanos, StreamObserver observer) {
@@ -112,6 +117,25 @@ final class Call implements Exchange {
   void addNanos(String stage, long amount) {
     int i = Stages.ORDER.indexOf(stage);
     nanos[i] = (nanos[i] < 0 ? 0 : nanos[i]) + amount;
+    if (listener != CallListener.NONE) {
+      try {
+        listener.stageEnd(stage, amount);
+      } catch (RuntimeException e) {
+        listenerFailed("stageEnd", e);
+      }
+    }
+  }
+
+  /** Counts and logs a listener's failure; the call goes on as if it had not happened. */
+  void listenerFailed(String event, RuntimeException e) {
+    long n = listenerFailures.incrementAndGet();
+    if (n == 1 || Long.bitCount(n) == 1) {
+      // The first failure and then ever more rarely: a broken listener fails every call.
+      LOG.warn("call listener failed in {} for call {} ({} failures so far)", event, requestId,
+          n, e);
+    } else {
+      LOG.debug("call listener failed in {} for call {}", event, requestId, e);
+    }
   }
 
   @Override

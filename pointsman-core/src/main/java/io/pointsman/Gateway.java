@@ -70,6 +70,11 @@ import org.slf4j.LoggerFactory;
  * ChatResult result = gateway.chat(request, CallOptions.of(virtualKey));
  * }</pre>
  *
+ * <p>Durable: {@code .journal(JournalAccounting.at(dir)).ledger(PostgresLedger.of(pool))} makes
+ * {@link Builder#build()} open and recover the journal and run the restart protocol
+ * ({@link io.pointsman.accounting.Durability}); {@link #close()} closes everything the builder
+ * was given.
+ *
  * <p>The lifecycle runs the stages of {@link Stages#ORDER} in that order; custom stages run at
  * the {@link InsertionPoint}s. Whatever a stage does, every authenticated call produces exactly
  * one usage record before it returns or throws, no provider is called before its dispatch
@@ -99,10 +104,15 @@ public final class Gateway implements AutoCloseable {
   private final Executor executor;
   private final RetryPolicy retryPolicy;
   private final StageTimers timers = new StageTimers();
+  /** What {@link #close()} closes, in order: whatever was handed to the builder. */
+  private final List<Object> owned;
   private final AtomicLong authFailures = new AtomicLong();
   private final AtomicLong invalidUsage = new AtomicLong();
   private final AtomicLong usageAboveBound = new AtomicLong();
   private final AtomicLong holdsLeftForRecovery = new AtomicLong();
+  private final AtomicLong listenerFailures = new AtomicLong();
+  private final CallListener.Factory listenerFactory;
+  private final io.pointsman.accounting.Durability durability;
 
   private Gateway(Builder b) {
     this.config = b.copy();
@@ -110,14 +120,26 @@ public final class Gateway implements AutoCloseable {
     this.resolver = b.resolver;
     this.unpricedFallback = b.unpricedFallback;
     this.clock = b.clock == null ? Clock.system() : b.clock;
-    this.limiter = b.limiter == null ? Limiter.none() : b.limiter;
+    Limiter given = b.limiter == null ? Limiter.none() : b.limiter;
+    if (b.journal != null) {
+      // Opens and recovers the journal over the ledger and runs the restart protocol; the
+      // limiter becomes the counters behind the budget gate.
+      this.durability = io.pointsman.accounting.Durability.start(b.journal, b.ledger, given);
+      this.limiter = durability.limiter();
+    } else {
+      this.durability = null;
+      this.limiter = given;
+    }
     this.inputGuardrail = b.inputGuardrail == null ? MessageBoundsGuardrail.ofDefaults()
         : b.inputGuardrail;
     this.outputGuardrail = b.outputGuardrail == null ? OutputGuardrail.none() : b.outputGuardrail;
     this.cache = b.cache == null ? InMemoryExactCache.ofDefaults(clock) : b.cache;
     this.router = b.router == null ? new SingleDeploymentRouter(b.deployments) : b.router;
     this.providers = Map.copyOf(b.providers);
-    this.accounting = b.accounting == null ? new InMemoryAccounting() : b.accounting;
+    this.accounting = durability != null ? durability.accounting()
+        : b.accounting == null ? new InMemoryAccounting() : b.accounting;
+    this.listenerFactory = b.listenerFactory == null ? CallListener.Factory.NONE
+        : b.listenerFactory;
     Map<InsertionPoint, List<StageChain.Named>> s = new EnumMap<>(InsertionPoint.class);
     for (InsertionPoint p : InsertionPoint.values()) {
       s.put(p, List.copyOf(b.stages.getOrDefault(p, List.of())));
@@ -126,6 +148,13 @@ public final class Gateway implements AutoCloseable {
     this.executor = b.executor == null ? SHARED_ASYNC : b.executor;
     this.retryPolicy = b.retryPolicy != null ? b.retryPolicy
         : RetryPolicy.attempts(b.maxAttempts);
+    List<Object> closing = new ArrayList<>();
+    if (durability != null) {
+      // Stops the housekeeping, drains and closes the journal, then closes the ledger.
+      closing.add(durability);
+    }
+    closing.addAll(b.owned());
+    this.owned = List.copyOf(closing);
   }
 
   /**
@@ -139,7 +168,8 @@ public final class Gateway implements AutoCloseable {
 
   /**
    * Returns a builder holding this gateway's configuration and sharing its stores, pools and
-   * accounting; each setting may be replaced once.
+   * accounting (for a durable gateway: its open journal and budget gate, whose restart
+   * protocol stays this gateway's); each setting may be replaced once.
    *
    * @return a builder
    */
@@ -147,6 +177,13 @@ public final class Gateway implements AutoCloseable {
     Builder b = config.copy();
     b.cache = cache;
     b.accounting = accounting;
+    if (durability != null) {
+      // The derived gateway shares the open journal and the gated counters; it does not open
+      // the journal a second time.
+      b.journal = null;
+      b.ledger = null;
+      b.limiter = limiter;
+    }
     b.explicitlySet.clear();
     return b;
   }
@@ -167,6 +204,27 @@ public final class Gateway implements AutoCloseable {
    */
   public Accounting accounting() {
     return accounting;
+  }
+
+  /**
+   * Returns the restart protocol of a durable gateway (built with {@code journal(...)} and
+   * {@code ledger(...)}): whether budgets are confirmed, the recovered holds, the journal's
+   * accounting and the ledger.
+   *
+   * @return the protocol, or {@code null} when the gateway is not durable
+   */
+  public io.pointsman.accounting.Durability durability() {
+    return durability;
+  }
+
+  /**
+   * Returns how many times a {@link CallListener} threw. Each failure was logged and changed
+   * nothing in its call.
+   *
+   * @return the count
+   */
+  public long listenerFailures() {
+    return listenerFailures.get();
   }
 
   /**
@@ -277,13 +335,46 @@ public final class Gateway implements AutoCloseable {
   }
 
   /**
-   * Closes the accounting (for the journal: drains and closes it). Gateways derived with
-   * {@link #toBuilder()} share it: close the last one only.
+   * Closes what the gateway owns, which is everything handed to its builder that can be
+   * closed: first the housekeeping of a durable gateway, then the accounting (the journal
+   * drains what it can into the ledger, then closes), the ledger, the limiter (and its counter
+   * store), the cache, the guardrails, the router, the providers, the authenticator and the
+   * custom stages. A component that fails to close is logged and the rest are still closed;
+   * the first failure is thrown at the end. Idempotent. Gateways derived with
+   * {@link #toBuilder()} share these: close the last one only.
+   *
+   * @throws IllegalStateException if a component failed to close (after all were tried)
    */
   @Override
   public void close() {
-    accounting.close();
+    if (closed) {
+      return;
+    }
+    closed = true;
+    RuntimeException first = null;
+    java.util.Set<Object> done = java.util.Collections.newSetFromMap(
+        new java.util.IdentityHashMap<>());
+    for (Object o : owned) {
+      if (!(o instanceof AutoCloseable c) || !done.add(o)) {
+        continue;
+      }
+      try {
+        c.close();
+      } catch (Exception e) {
+        LOG.warn("closing {} failed", o, e);
+        if (first == null) {
+          first = new IllegalStateException("closing " + o + " failed: " + e.getMessage(), e);
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
   }
+
+  private volatile boolean closed;
 
   // ---------------------------------------------------------------------------------------
   // The lifecycle
@@ -294,6 +385,16 @@ public final class Gateway implements AutoCloseable {
         : UUID.randomUUID().toString();
     Call call = new Call(requestId, UUID.randomUUID().toString(), options, request, clock.now(),
         start, observer);
+    if (listenerFactory != CallListener.Factory.NONE) {
+      call.listenerFailures = listenerFailures;
+      try {
+        CallListener l = listenerFactory.create(new CallListener.CallStart(requestId,
+            call.eventId, request, observer != null, call.startedAt));
+        call.listener = l == null ? CallListener.NONE : l;
+      } catch (RuntimeException e) {
+        call.listenerFailed("create", e);
+      }
+    }
 
     // Stage 1: without an identity there is nobody to charge, so failures here are counted
     // but produce no usage record.
@@ -304,13 +405,24 @@ public final class Gateway implements AutoCloseable {
     } catch (PointsmanException e) {
       authFailures.incrementAndGet();
       LOG.debug("call {} denied at {}: {}", requestId, e.stage(), e.getMessage());
+      call.addNanos(Stages.IDENTITY_AUTH, clock.nanoTime() - t);
+      unauthenticated(call, e);
       throw e;
     } catch (RuntimeException e) {
       authFailures.incrementAndGet();
-      throw PointsmanException.failure(Status.INTERNAL, Stages.IDENTITY_AUTH,
-          "authenticator failed: " + e.getClass().getName(), e);
-    } finally {
+      PointsmanException failure = PointsmanException.failure(Status.INTERNAL,
+          Stages.IDENTITY_AUTH, "authenticator failed: " + e.getClass().getName(), e);
       call.addNanos(Stages.IDENTITY_AUTH, clock.nanoTime() - t);
+      unauthenticated(call, failure);
+      throw failure;
+    }
+    call.addNanos(Stages.IDENTITY_AUTH, clock.nanoTime() - t);
+    if (call.listener != CallListener.NONE) {
+      try {
+        call.listener.identified(call.identity);
+      } catch (RuntimeException e) {
+        call.listenerFailed("identified", e);
+      }
     }
     Set<String> tags = new LinkedHashSet<>(call.identity.tags());
     tags.addAll(options.tags());
@@ -339,6 +451,17 @@ public final class Gateway implements AutoCloseable {
     return finish(call, reply, failure);
   }
 
+  /** Tells the listener of a call that failed authentication: it has no usage record. */
+  private static void unauthenticated(Call call, PointsmanException e) {
+    if (call.listener != CallListener.NONE) {
+      try {
+        call.listener.callEnd(new CallListener.CallEnd(null, null, e, -1));
+      } catch (RuntimeException failure) {
+        call.listenerFailed("callEnd", failure);
+      }
+    }
+  }
+
   private Reply admit(Call call) {
     long t = clock.nanoTime();
     try {
@@ -346,6 +469,13 @@ public final class Gateway implements AutoCloseable {
           "model resolver returned null");
     } finally {
       call.addNanos(Stages.MODEL_RESOLVE, clock.nanoTime() - t);
+    }
+    if (call.listener != CallListener.NONE) {
+      try {
+        call.listener.modelResolved(call.model);
+      } catch (RuntimeException e) {
+        call.listenerFailed("modelResolved", e);
+      }
     }
 
     t = clock.nanoTime();
@@ -363,13 +493,38 @@ public final class Gateway implements AutoCloseable {
     }
 
     t = clock.nanoTime();
+    PointsmanException inputDenial = null;
     try {
       call.request = Objects.requireNonNull(
           inputGuardrail.check(call.identity, call.request), "input guardrail returned null");
+    } catch (PointsmanException e) {
+      inputDenial = e;
+      throw e;
     } finally {
       call.addNanos(Stages.GUARDRAIL_INPUT, clock.nanoTime() - t);
+      guardrailOutcome(call, Stages.GUARDRAIL_INPUT, inputDenial);
     }
     return StageChain.run(stages.get(InsertionPoint.BEFORE_CACHE), call, this::lookup);
+  }
+
+  private static void guardrailOutcome(Call call, String stage, PointsmanException denial) {
+    if (call.listener != CallListener.NONE) {
+      try {
+        call.listener.guardrailOutcome(stage, denial);
+      } catch (RuntimeException e) {
+        call.listenerFailed("guardrailOutcome", e);
+      }
+    }
+  }
+
+  private static void cacheOutcome(Call call) {
+    if (call.listener != CallListener.NONE) {
+      try {
+        call.listener.cacheOutcome(call.cacheStatus);
+      } catch (RuntimeException e) {
+        call.listenerFailed("cacheOutcome", e);
+      }
+    }
   }
 
   private Reply lookup(Call call) {
@@ -392,6 +547,7 @@ public final class Gateway implements AutoCloseable {
           call.cacheStatus = found.status();
           if (found.response() != null) {
             call.servedFromCache = true;
+            cacheOutcome(call);
             return Reply.of(found.response());
           }
           mayStore = found.status().outcome() != CacheOutcome.SKIPPED;
@@ -404,16 +560,22 @@ public final class Gateway implements AutoCloseable {
       }
     }
 
+    cacheOutcome(call);
     Reply reply = StageChain.run(stages.get(InsertionPoint.AFTER_PROVIDER), call,
         this::provide);
 
     long t = clock.nanoTime();
     ChatResponse checked;
+    PointsmanException outputDenial = null;
     try {
       checked = Objects.requireNonNull(outputGuardrail.check(call.identity, call.request,
           reply.response()), "output guardrail returned null");
+    } catch (PointsmanException e) {
+      outputDenial = e;
+      throw e;
     } finally {
       call.addNanos(Stages.GUARDRAIL_OUTPUT, clock.nanoTime() - t);
+      guardrailOutcome(call, Stages.GUARDRAIL_OUTPUT, outputDenial);
     }
     if (mayStore && call.providerReply != null) {
       try {
@@ -626,40 +788,71 @@ public final class Gateway implements AutoCloseable {
       }
       // From here the provider may do (and bill) the work.
       call.dispatched++;
-      // The provider converts the deadline to its own monotonic time at once; it is anchored
-      // to the wall clock now, from the time left on the gateway's monotonic clock.
-      Instant deadline = call.hasDeadline ? clock.now().plusNanos(Math.max(0,
-          call.nanosLeft(clock.nanoTime()))) : null;
-      ProviderCall providerCall = new ProviderCall(call.requestId, call.eventId, deployment,
-          wire, call.attempt, deadline);
-      ProviderReply reply;
-      try {
-        reply = call.observer == null ? provider.send(providerCall)
-            : provider.stream(providerCall, chunk -> deliver(call, chunk));
-      } catch (ProviderException e) {
-        if (e.billing() == ProviderException.Billing.UNKNOWN) {
-          call.unknownAttempts++;
+      long sent = clock.nanoTime();
+      if (call.listener != CallListener.NONE) {
+        try {
+          call.listener.attemptStart(deployment, call.attempt);
+        } catch (RuntimeException e) {
+          call.listenerFailed("attemptStart", e);
         }
-        throw e;
-      } catch (RuntimeException e) {
-        call.unknownAttempts++;
-        throw ProviderException.unknownOutcome("provider '" + deployment.provider()
-            + "' failed: " + e.getClass().getName(), e);
-      } catch (Error e) {
-        // After the send nobody knows what the provider did: charged at the worst case.
-        call.unknownAttempts++;
-        throw e;
       }
-      if (reply == null) {
-        call.unknownAttempts++;
-        throw ProviderException.unknownOutcome("provider '" + deployment.provider()
-            + "' returned null", null);
+      ProviderException attemptFailure = null;
+      boolean answered = false;
+      try {
+        // The provider converts the deadline to its own monotonic time at once; it is anchored
+        // to the wall clock now, from the time left on the gateway's monotonic clock.
+        Instant deadline = call.hasDeadline ? clock.now().plusNanos(Math.max(0,
+            call.nanosLeft(clock.nanoTime()))) : null;
+        ProviderCall providerCall = new ProviderCall(call.requestId, call.eventId, deployment,
+            wire, call.attempt, deadline);
+        ProviderReply reply;
+        try {
+          reply = call.observer == null ? provider.send(providerCall)
+              : provider.stream(providerCall, chunk -> deliver(call, chunk));
+        } catch (ProviderException e) {
+          if (e.billing() == ProviderException.Billing.UNKNOWN) {
+            call.unknownAttempts++;
+          }
+          throw e;
+        } catch (RuntimeException e) {
+          call.unknownAttempts++;
+          throw ProviderException.unknownOutcome("provider '" + deployment.provider()
+              + "' failed: " + e.getClass().getName(), e);
+        } catch (Error e) {
+          // After the send nobody knows what the provider did: charged at the worst case.
+          call.unknownAttempts++;
+          throw e;
+        }
+        if (reply == null) {
+          call.unknownAttempts++;
+          throw ProviderException.unknownOutcome("provider '" + deployment.provider()
+              + "' returned null", null);
+        }
+        call.providerReply = reply;
+        call.answeredBy = deployment;
+        answered = true;
+        return Reply.of(reply.response());
+      } catch (ProviderException e) {
+        attemptFailure = e;
+        throw e;
+      } finally {
+        if (call.listener != CallListener.NONE) {
+          attemptEnd(call, deployment, answered, attemptFailure, clock.nanoTime() - sent);
+        }
       }
-      call.providerReply = reply;
-      call.answeredBy = deployment;
-      return Reply.of(reply.response());
     } finally {
       call.addNanos(Stages.PROVIDER_ATTEMPT, clock.nanoTime() - t);
+    }
+  }
+
+  private static void attemptEnd(Call call, Deployment deployment, boolean answered,
+      ProviderException failure, long nanos) {
+    try {
+      ProviderException f = answered || failure != null ? failure
+          : ProviderException.unknownOutcome("the attempt ended with an error", null);
+      call.listener.attemptEnd(deployment, call.attempt, f, nanos);
+    } catch (RuntimeException e) {
+      call.listenerFailed("attemptEnd", e);
     }
   }
 
@@ -718,6 +911,13 @@ public final class Gateway implements AutoCloseable {
       call.observer.onChunk(chunk);
       if (call.chunksDelivered++ == 0) {
         call.firstChunkNanos = clock.nanoTime() - call.startNanos;
+        if (call.listener != CallListener.NONE) {
+          try {
+            call.listener.firstChunk(call.firstChunkNanos);
+          } catch (RuntimeException e) {
+            call.listenerFailed("firstChunk", e);
+          }
+        }
       }
     } catch (Throwable e) {
       state.observerFailure = e;
@@ -774,8 +974,9 @@ public final class Gateway implements AutoCloseable {
 
     long t = clock.nanoTime();
     boolean durable = false;
+    UsageRecord record = null;
     try {
-      UsageRecord record = new UsageRecord(call.eventId, call.requestId,
+      record = new UsageRecord(call.eventId, call.requestId,
           call.identity.keyId(), call.identity.userId(), call.identity.teamId(),
           call.identity.orgId(), call.tags, call.model == null ? null : call.model.name(),
           call.answeredBy == null ? null : call.answeredBy.id(), call.dispatched, outcome,
@@ -827,6 +1028,15 @@ public final class Gateway implements AutoCloseable {
         } catch (RuntimeException e) {
           LOG.warn("stage timers failed for call {}", call.requestId, e);
         }
+      }
+    }
+    if (call.listener != CallListener.NONE) {
+      try {
+        call.listener.callEnd(new CallListener.CallEnd(record,
+            error == null && reply != null ? reply.response() : null, error,
+            call.firstChunkNanos));
+      } catch (RuntimeException e) {
+        call.listenerFailed("callEnd", e);
       }
     }
     if (fatal != null) {
@@ -1100,8 +1310,11 @@ public final class Gateway implements AutoCloseable {
         new EnumMap<>(InsertionPoint.class);
     private Clock clock;
     private Executor executor;
-    private int maxAttempts = 2;
+    private int maxAttempts = RetryPolicy.DEFAULT_MAX_ATTEMPTS;
     private RetryPolicy retryPolicy;
+    private io.pointsman.spi.Journal journal;
+    private io.pointsman.spi.Ledger ledger;
+    private CallListener.Factory listenerFactory;
     private final Set<String> explicitlySet = new HashSet<>();
 
     private Builder() {}
@@ -1124,8 +1337,31 @@ public final class Gateway implements AutoCloseable {
       b.executor = executor;
       b.maxAttempts = maxAttempts;
       b.retryPolicy = retryPolicy;
+      b.journal = journal;
+      b.ledger = ledger;
+      b.listenerFactory = listenerFactory;
       b.explicitlySet.addAll(explicitlySet);
       return b;
+    }
+
+    /** What the gateway closes, in closing order (the durable part first, it drains). */
+    private List<Object> owned() {
+      List<Object> out = new ArrayList<>();
+      out.add(accounting);
+      out.add(limiter);
+      if (limiter instanceof io.pointsman.limits.CounterLimiter c) {
+        out.add(c.store());
+      }
+      out.add(cache);
+      out.add(inputGuardrail);
+      out.add(outputGuardrail);
+      out.add(router);
+      out.addAll(providers.values());
+      out.add(authenticator);
+      out.add(resolver);
+      stages.values().forEach(list -> list.forEach(n -> out.add(n.stage())));
+      out.removeIf(Objects::isNull);
+      return out;
     }
 
     private void once(String name, Object current) {
@@ -1321,6 +1557,63 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
+     * Makes the gateway durable: every dispatch intent and usage record is made durable in this
+     * journal before the gateway sends or answers, and settled into the {@link #ledger ledger}
+     * after acknowledgement. {@link #build()} opens and recovers the journal and runs the
+     * restart protocol ({@link io.pointsman.accounting.Durability}); {@link Gateway#close()}
+     * closes both. Replaces {@link #accounting}.
+     *
+     * <pre>{@code
+     * Gateway.builder()...journal(JournalAccounting.at(dir)).ledger(PostgresLedger.of(ds)).build();
+     * }</pre>
+     *
+     * @param value the journal (for the file journal, {@code JournalAccounting.at(dir)})
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder journal(io.pointsman.spi.Journal value) {
+      Objects.requireNonNull(value, "journal");
+      once("journal", journal);
+      this.journal = value;
+      return this;
+    }
+
+    /**
+     * Sets the ledger a durable gateway's journal settles into, rebuilds budget counters from
+     * and resolves recovered holds with (for PostgreSQL, {@code PostgresLedger.of(dataSource)}).
+     * Needs {@link #journal}.
+     *
+     * @param value the ledger
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder ledger(io.pointsman.spi.Ledger value) {
+      Objects.requireNonNull(value, "ledger");
+      once("ledger", ledger);
+      this.ledger = value;
+      return this;
+    }
+
+    /**
+     * Sets the factory of per-call listeners ({@link CallListener}), for metrics and tracing.
+     * Use {@link CallListener.Factory#composite} for several. Default:
+     * {@link CallListener.Factory#NONE}, which costs nothing per call.
+     *
+     * @param value the factory
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder listener(CallListener.Factory value) {
+      Objects.requireNonNull(value, "listener");
+      once("listener", listenerFactory);
+      this.listenerFactory = value;
+      return this;
+    }
+
+    /**
      * Registers a custom stage at an insertion point. Stages at one point run in registration
      * order.
      *
@@ -1384,7 +1677,8 @@ public final class Gateway implements AutoCloseable {
 
     /**
      * Sets how many provider attempts one call may make (retries of retryable failures, on
-     * the next deployment when the router has one). Default: 2.
+     * the next deployment when the router has one). Default:
+     * {@link RetryPolicy#DEFAULT_MAX_ATTEMPTS}.
      *
      * @param value 1 to 10
      * @return this builder
@@ -1432,41 +1726,66 @@ public final class Gateway implements AutoCloseable {
      */
     public Gateway build() {
       if (authenticator == null) {
-        throw new IllegalStateException("no authenticator: set authenticator(...), for example"
-            + " an InMemoryKeyStore");
+        throw missing("no authenticator: set authenticator(...), for example an"
+            + " InMemoryKeyStore");
       }
       if (resolver == null) {
-        throw new IllegalStateException("no models: set models(ModelCatalog) or"
-            + " modelResolver(...)");
+        throw missing("no models: set models(ModelCatalog) or modelResolver(...)");
+      }
+      if (router != null && !deployments.isEmpty()) {
+        throw new ConfigurationException(ConfigurationException.Problem.CONFLICTING_SETTINGS,
+            "deployment(...) was added next to router(...): the router picks among its own"
+                + " deployments and would ignore " + deployments.get(0).id()
+                + "; give every deployment to the router");
       }
       if (deployments.isEmpty() && router == null) {
-        throw new IllegalStateException("no deployment: add deployment(...) and the"
-            + " provider(...) it names");
+        throw missing("no deployment: add deployment(...) and the provider(...) it names");
       }
       if (providers.isEmpty()) {
-        throw new IllegalStateException("no provider: add provider(name, provider)");
+        throw missing("no provider: add provider(name, provider)");
       }
-      for (Deployment d : deployments) {
+      if (journal != null && accounting != null) {
+        throw new ConfigurationException(ConfigurationException.Problem.CONFLICTING_SETTINGS,
+            "journal(...) and accounting(...) were both set: a durable gateway's accounting is"
+                + " its journal; remove accounting(...)");
+      }
+      if (journal != null && ledger == null) {
+        throw missing("journal(...) needs ledger(...): the ledger the journal settles into");
+      }
+      if (ledger != null && journal == null) {
+        throw missing("ledger(...) needs journal(...): records reach the ledger through the"
+            + " journal");
+      }
+      List<Deployment> all = router == null ? deployments : router.deployments();
+      String where = router == null ? "deployment " : "the router's deployment ";
+      for (Deployment d : all) {
         if (!providers.containsKey(d.provider())) {
-          throw new IllegalStateException("deployment " + d.id() + " names provider '"
-              + d.provider() + "', which is not registered: add provider(\"" + d.provider()
-              + "\", ...)");
+          throw new ConfigurationException(
+              ConfigurationException.Problem.UNREGISTERED_PROVIDER, where + d.id()
+                  + " names provider '" + d.provider() + "', which is not registered: add"
+                  + " provider(\"" + d.provider() + "\", ...)");
         }
         if (resolver instanceof ModelCatalog catalog && catalog.find(d.servesModel()) == null) {
-          throw new IllegalStateException("deployment " + d.id() + " serves model '"
-              + d.servesModel() + "', which is not in the catalog: add it to the ModelCatalog");
+          throw new ConfigurationException(ConfigurationException.Problem.UNKNOWN_MODEL,
+              where + d.id() + " serves model '" + d.servesModel() + "', which is not in the"
+                  + " catalog: add it to the ModelCatalog or correct the name");
         }
       }
-      if (resolver instanceof ModelCatalog catalog && router == null) {
+      if (resolver instanceof ModelCatalog catalog && (router == null
+          || !router.deployments().isEmpty())) {
         for (ModelSpec spec : catalog.models()) {
-          boolean served = deployments.stream().anyMatch(d -> d.servesModel().equals(
-              spec.name()));
+          boolean served = all.stream().anyMatch(d -> d.servesModel().equals(spec.name()));
           if (!served) {
             LOG.info("model {} has no deployment: calls to it will get 503", spec.name());
           }
         }
       }
       return new Gateway(this);
+    }
+
+    private static ConfigurationException missing(String message) {
+      return new ConfigurationException(ConfigurationException.Problem.MISSING_SETTING,
+          message);
     }
   }
 }

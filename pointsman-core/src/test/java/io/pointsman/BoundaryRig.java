@@ -92,6 +92,12 @@ final class BoundaryRig {
     return builder().build();
   }
 
+  /** The same setup routed by a router of the test's own, which picks the deployments. */
+  Gateway.Builder routed(io.pointsman.spi.Router router) {
+    return Gateway.builder().authenticator(keys).models(catalog).limiter(limiter)
+        .accounting(accounting).provider("p", provider).router(router);
+  }
+
   static ChatRequest ask(String text) {
     return ChatRequest.builder().model("m").addMessage(Message.user(text)).build();
   }

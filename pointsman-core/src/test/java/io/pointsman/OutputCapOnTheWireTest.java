@@ -133,7 +133,7 @@ class OutputCapOnTheWireTest {
     };
     Deployment primary = Deployment.of("d-m", "p", "m");
     Deployment fallback = Deployment.of("d-big", "p", "big"); // cap 64,000
-    Gateway gateway = rig.builder().router(inOrder(primary, fallback)).build();
+    Gateway gateway = rig.routed(inOrder(primary, fallback)).build();
 
     gateway.chat(BoundaryRig.ask("hi"), CallOptions.of(BoundaryRig.KEY));
 
@@ -156,7 +156,7 @@ class OutputCapOnTheWireTest {
     };
     Deployment primary = Deployment.of("d-big", "p", "big");
     Deployment fallback = Deployment.of("d-m", "p", "m"); // cap 100
-    Gateway gateway = rig.builder().router(inOrder(primary, fallback)).build();
+    Gateway gateway = rig.routed(inOrder(primary, fallback)).build();
 
     gateway.chat(BoundaryRig.ask("hi").withModel("big").toBuilder().maxCompletionTokens(1_000)
         .build(), CallOptions.of(BoundaryRig.KEY));

@@ -49,7 +49,7 @@ class RouterHooksTest {
   @Test
   void everySelectedAttemptEndsWithExactlyOneOutcomeEvenWhenAStageDenies() {
     TestRig rig = new TestRig();
-    Gateway gateway = rig.builder().router(recording(null))
+    Gateway gateway = rig.routed(recording(null))
         .stage(InsertionPoint.BEFORE_PROVIDER, "deny", (x, c) -> {
           throw PointsmanException.denied(Status.FORBIDDEN, "deny", null, "no");
         }).build();
@@ -62,7 +62,7 @@ class RouterHooksTest {
   void providerFailuresReachTheRouterWithTheirException() {
     TestRig rig = new TestRig();
     rig.fixture.failNext(ProviderException.answered(429, "slow", null));
-    rig.builder().router(recording(null)).build()
+    rig.routed(recording(null)).build()
         .chat(TestRig.request("hi"), CallOptions.of(TestRig.KEY));
     assertThat(events).containsExactly("select", "failure:TOO_MANY_REQUESTS", "select",
         "outcome:true");
@@ -71,10 +71,10 @@ class RouterHooksTest {
   @Test
   void theReservationCoversTheRoutersWorstPrice() {
     TestRig plain = new TestRig();
-    plain.builder().router(recording(null)).build()
+    plain.routed(recording(null)).build()
         .chat(TestRig.request("hi"), CallOptions.of(TestRig.KEY));
     TestRig pricey = new TestRig();
-    pricey.builder().router(recording(Price.of(10_000_000, 20_000_000))).build()
+    pricey.routed(recording(Price.of(10_000_000, 20_000_000))).build()
         .chat(TestRig.request("hi"), CallOptions.of(TestRig.KEY));
 
     long normal = plain.accounting.intents().get(0).worstCaseMicros();

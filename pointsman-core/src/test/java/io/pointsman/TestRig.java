@@ -69,6 +69,17 @@ final class TestRig {
         .deployment(Deployment.of("fixture-mini", "fixture", "mini-model"));
   }
 
+  /** The same setup routed by a router of the test's own, which picks the deployments. */
+  Gateway.Builder routed(io.pointsman.spi.Router router) {
+    return Gateway.builder()
+        .authenticator(keys)
+        .models(catalog)
+        .limiter(limiter)
+        .accounting(accounting)
+        .provider("fixture", fixture)
+        .router(router);
+  }
+
   static ChatRequest request(String text) {
     return ChatRequest.builder().model("gpt-test").addMessage(Message.user(text))
         .temperature(0.0).maxTokens(100).build();

@@ -145,7 +145,7 @@ public final class CounterLimiter implements Limiter {
   private final boolean failOpen;
   private final long leaseMillis;
   private final int attempts;
-  private final SpendSource ledger;
+  private volatile SpendSource ledger;
   private final long holdLeaseMillis;
   private final long rebuildLockMillis;
   private final long pendingRetryNanos;
@@ -191,6 +191,25 @@ public final class CounterLimiter implements Limiter {
     this.live = store.shared() ? new ConcurrentHashMap<>() : null;
     this.knownGeneration = store.observedGeneration();
     this.heartbeatTtlMillis = b.heartbeatTimeout.toMillis();
+  }
+
+  /**
+   * Sets the ledger this limiter rebuilds lost shared counters from and keeps holds for in its
+   * orphan sweep, when the builder did not set one ({@link Builder#ledger}). A durable gateway
+   * calls this at build with its ledger, read after the journal drained, so that a host names
+   * the ledger once. Idempotent for the same source.
+   *
+   * @param source the ledger
+   * @return true if this source is now the ledger; false if the builder set another one, which
+   *     is kept
+   * @throws NullPointerException if source is null
+   */
+  public synchronized boolean attachLedger(SpendSource source) {
+    Objects.requireNonNull(source, "source");
+    if (ledger == null) {
+      ledger = source;
+    }
+    return ledger == source;
   }
 
   /**

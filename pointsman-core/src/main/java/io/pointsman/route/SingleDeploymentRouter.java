@@ -20,6 +20,7 @@ import java.util.Map;
  */
 public final class SingleDeploymentRouter implements Router {
   private final Map<String, List<Deployment>> byModel;
+  private final List<Deployment> all;
 
   /**
    * Creates a router.
@@ -33,6 +34,13 @@ public final class SingleDeploymentRouter implements Router {
     }
     map.replaceAll((k, v) -> List.copyOf(v));
     this.byModel = Map.copyOf(map);
+    this.all = List.copyOf(deployments);
+  }
+
+  /** Returns the deployments, in preference order. */
+  @Override
+  public List<Deployment> deployments() {
+    return all;
   }
 
   @Override

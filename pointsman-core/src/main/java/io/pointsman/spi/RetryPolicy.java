@@ -9,6 +9,12 @@ import java.time.Duration;
  */
 public interface RetryPolicy {
   /**
+   * The attempt budget every default uses: the gateway's when neither
+   * {@code maxAttempts} nor a policy is set, and the router module's backoff policy's.
+   */
+  int DEFAULT_MAX_ATTEMPTS = 2;
+
+  /**
    * Returns the most attempts one call may make.
    *
    * @return at least 1
@@ -26,8 +32,17 @@ public interface RetryPolicy {
   Duration retryAfter(int attempt, ProviderException failure);
 
   /**
-   * Returns the default policy: retry retryable failures (408, 409, 429, 5xx, unknown
-   * outcomes) without a pause, up to {@code maxAttempts} attempts in all.
+   * Returns the default policy: {@code attempts(DEFAULT_MAX_ATTEMPTS)}.
+   *
+   * @return the policy
+   */
+  static RetryPolicy ofDefaults() {
+    return attempts(DEFAULT_MAX_ATTEMPTS);
+  }
+
+  /**
+   * Returns a policy that retries retryable failures (408, 409, 429, 5xx, unknown outcomes)
+   * without a pause, up to {@code maxAttempts} attempts in all.
    *
    * @param maxAttempts the attempt budget, 1 to 10
    * @return the policy

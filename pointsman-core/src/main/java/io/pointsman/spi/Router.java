@@ -54,4 +54,15 @@ public interface Router {
   default io.pointsman.catalog.Price worstPrice(String model) {
     return null;
   }
+
+  /**
+   * Returns every deployment this router may pick, fallbacks included, so that the gateway
+   * builder can check each one's provider is registered and its model is in the catalog. The
+   * default returns an empty list: the router does not say, and nothing is checked.
+   *
+   * @return the deployments
+   */
+  default java.util.List<Deployment> deployments() {
+    return java.util.List.of();
+  }
 }

@@ -16,15 +16,14 @@ import io.pointsman.catalog.ModelCatalog;
 import io.pointsman.catalog.ModelSpec;
 import io.pointsman.catalog.Price;
 import io.pointsman.guardrail.MessageBoundsGuardrail;
-import io.pointsman.limits.InMemoryLimiter;
+import io.pointsman.limits.CounterLimiter;
+import io.pointsman.limits.InProcessCounterStore;
 import io.pointsman.limits.Scope;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.Message;
 import io.pointsman.spi.Deployment;
 import io.pointsman.journal.JournalAccounting;
-import io.pointsman.journal.JournalConfig;
-import io.pointsman.ledger.PostgresSettlement;
-import io.pointsman.spi.Accounting;
+import io.pointsman.ledger.PostgresLedger;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -74,7 +73,7 @@ public final class QuickStart {
 
     // Warm the JIT on a twin gateway with in-memory accounting, limits and cache, so the
     // timing table shows steady-state figures rather than class loading.
-    try (Gateway warm = gateway(keys, new InMemoryAccounting())) {
+    try (Gateway warm = builder(keys).accounting(new InMemoryAccounting()).build()) {
       for (int i = 0; i < WARMUP_ROUNDS; i++) {
         paths(warm, appKey, trialKey, "warmup " + i, null);
       }
@@ -84,11 +83,11 @@ public final class QuickStart {
     Path journalDir = TempDirectories.create("pointsman-quickstart-journal");
     int expected;
     try (LedgerDatabase database = LedgerDatabase.open(url)) {
-      PostgresSettlement settlement = PostgresSettlement.create(database.dataSource());
-      JournalAccounting accounting = JournalAccounting.builder(
-          JournalConfig.builder(journalDir).build(), settlement).open();
       Map<String, TimingSnapshot> timings;
-      try (Gateway gateway = gateway(keys, accounting)) {
+      // The durable profile: the gateway opens and recovers the journal, settles into the
+      // ledger, rebuilds the budget counters from it, and closes both.
+      try (Gateway gateway = builder(keys).journal(JournalAccounting.at(journalDir))
+          .ledger(PostgresLedger.of(database.dataSource())).build()) {
         out.println("Pointsman quickstart: durable profile (file journal + PostgreSQL), fixture"
             + " provider");
         out.println("  journal:    " + journalDir);
@@ -145,13 +144,13 @@ public final class QuickStart {
     }
   }
 
-  private static Gateway gateway(InMemoryKeyStore keys, Accounting ledger) {
+  private static Gateway.Builder builder(InMemoryKeyStore keys) {
     ModelCatalog models = ModelCatalog.builder()
         .model(ModelSpec.builder("gpt-4o-mini").aliases("mini").contextWindow(128_000)
             .maxOutputTokens(16_384).price(new Price(150_000, 600_000, 75_000)).build())
         .build();
     // The trial team may spend 500 micro-units (0.0005 currency units) in all.
-    InMemoryLimiter limits = InMemoryLimiter.builder()
+    CounterLimiter limits = CounterLimiter.builder(new InProcessCounterStore())
         .budget(Scope.team("trial"), 500)
         .budget(Scope.org("acme"), 1_000_000_000)
         .build();
@@ -160,10 +159,8 @@ public final class QuickStart {
         .models(models)
         .limiter(limits)
         .inputGuardrail(MessageBoundsGuardrail.of(100, 2_000, 8_000))
-        .accounting(ledger)
         .provider("fixture", FixtureProvider.builder().build())
-        .deployment(Deployment.of("fixture-mini", "fixture", "gpt-4o-mini"))
-        .build();
+        .deployment(Deployment.of("fixture-mini", "fixture", "gpt-4o-mini"));
   }
 
   /** Sends one call down each path; prints a line per call when {@code out} is not null. */

@@ -4,12 +4,15 @@ import io.pointsman.Clock;
 import io.pointsman.PointsmanException;
 import io.pointsman.Stages;
 import io.pointsman.Status;
-import io.pointsman.spi.Accounting;
 import io.pointsman.spi.DispatchIntent;
 import io.pointsman.spi.InterruptedCall;
+import io.pointsman.spi.Journal;
+import io.pointsman.spi.RecoveringAccounting;
 import io.pointsman.spi.Settlement;
 import io.pointsman.spi.UsageRecord;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -27,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,6 +71,10 @@ import org.slf4j.LoggerFactory;
  * failed force is never retried. Settlement failures never reach callers (unless synchronous
  * settlement is asked for).
  *
+ * <p>A durable gateway opens it itself: {@code Gateway.builder().journal(JournalAccounting
+ * .at(dir)).ledger(ledger)} opens the journal over the ledger at build, runs the restart
+ * protocol and closes both with the gateway. Opened by hand:
+ *
  * <pre>{@code
  * JournalAccounting accounting = JournalAccounting.builder(
  *         JournalConfig.builder(Path.of("/var/lib/app/journal")).build(), settlement)
@@ -76,7 +84,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe.
  */
-public final class JournalAccounting implements Accounting {
+public final class JournalAccounting implements RecoveringAccounting {
   /** Default number of records waiting for settlement in memory. */
   public static final int DEFAULT_QUEUE_CAPACITY = 10_000;
   /** Default journal size limit: 4 GiB of segments holding unsettled records. */
@@ -185,6 +193,78 @@ public final class JournalAccounting implements Accounting {
    */
   public static Builder builder(JournalConfig config, Settlement settlement) {
     return new Builder(config, settlement);
+  }
+
+  /**
+   * Returns the file journal in a directory (created if missing) with the default
+   * configuration, for {@code Gateway.Builder.journal}: the gateway opens it over its ledger
+   * at build.
+   *
+   * @param directory the journal directory; a stable one, never a temporary directory
+   * @return the journal to open
+   * @throws NullPointerException if directory is null
+   */
+  public static Journal at(Path directory) {
+    Objects.requireNonNull(directory, "directory");
+    return journal(directory, b -> b);
+  }
+
+  /**
+   * Returns the file journal in a directory (created if missing), configured by a function of
+   * the builder, for {@code Gateway.Builder.journal}.
+   *
+   * <pre>{@code
+   * Journal journal = JournalAccounting.journal(dir, b -> b.settlerThreads(2));
+   * }</pre>
+   *
+   * @param directory the journal directory
+   * @param options sets builder options and returns the builder
+   * @return the journal to open
+   * @throws NullPointerException if an argument is null
+   */
+  public static Journal journal(Path directory, UnaryOperator<Builder> options) {
+    Objects.requireNonNull(directory, "directory");
+    Objects.requireNonNull(options, "options");
+    return new Journal() {
+      @Override
+      public RecoveringAccounting open(Settlement settlement) {
+        try {
+          Files.createDirectories(directory);
+        } catch (IOException e) {
+          throw new JournalException("cannot create the journal directory " + directory + ": "
+              + e.getMessage(), e);
+        }
+        return options.apply(builder(JournalConfig.builder(directory).build(), settlement))
+            .open();
+      }
+
+      @Override
+      public String toString() {
+        return "JournalAccounting.at(" + directory + ")";
+      }
+    };
+  }
+
+  @Override
+  public List<UsageRecord> replayed() {
+    return recovery.resettled();
+  }
+
+  @Override
+  public List<InterruptedCall> interrupted() {
+    return recovery.interrupted();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The settlers take their queue in order, so once as many records and interrupted calls
+   * as recovery found have committed, all of recovery's have.
+   */
+  @Override
+  public boolean recoveryPending() {
+    return settled.get() < recovery.resettled().size()
+        || interrupted.get() < recovery.interrupted().size();
   }
 
   private RecoveryReport recover(Clock clock) {
@@ -777,6 +857,7 @@ public final class JournalAccounting implements Accounting {
    * @param timeout how long to wait at most
    * @return true if the backlog drained in time
    */
+  @Override
   public boolean awaitDrained(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (backlog() > 0) {

@@ -210,6 +210,8 @@ public final class PostgresSettlement implements Settlement {
       + " ON e.event_id = r.event_id WHERE r.state = 'UNKNOWN'"
       + " ORDER BY e.started_at, e.event_id";
 
+  private static final String INCLUDES_SQL = "SELECT 1 FROM pointsman.reservations"
+      + " WHERE reservation_id = ? AND state IN ('SETTLED', 'RELEASED', 'ATTESTED', 'EXPIRED')";
   private static final String HOLD_SQL = "SELECT event_id, reservation_id, state, held_micros,"
       + " worst_case_micros, floor_micros, charged_micros, epoch, held_since, hold_until"
       + " FROM pointsman.reservations WHERE event_id = ?";
@@ -814,6 +816,28 @@ public final class PostgresSettlement implements Settlement {
         ps.setString(1, eventId);
         try (ResultSet rs = ps.executeQuery()) {
           return rs.next() ? Optional.of(hold(rs)) : Optional.<Hold>empty();
+        }
+      }
+    });
+  }
+
+  /**
+   * Returns whether a reservation's call has its final charge in the ledger: its reservation
+   * is settled, released, attested or expired. A rebuild of shared counters asks this for the
+   * ends it still has pending, so that it does not count a charge twice.
+   *
+   * @param reservationId the reservation's id
+   * @return true when the spend includes its charge
+   * @throws NullPointerException if reservationId is null
+   * @throws io.pointsman.PointsmanException with status 503 if the database cannot be read
+   */
+  public boolean includes(String reservationId) {
+    Objects.requireNonNull(reservationId, "reservationId");
+    return Sql.inTransaction(jdbi, "reading reservation " + reservationId, h -> {
+      try (PreparedStatement ps = h.getConnection().prepareStatement(INCLUDES_SQL)) {
+        ps.setString(1, reservationId);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next();
         }
       }
     });

@@ -38,7 +38,7 @@ public final class BackoffRetryPolicy implements RetryPolicy {
   }
 
   /**
-   * Returns the defaults: 3 attempts, backoff 100 ms doubling up to 5 s, retry-after up to 30 s.
+   * Returns the defaults: {@link RetryPolicy#DEFAULT_MAX_ATTEMPTS} attempts, backoff 100 ms doubling up to 5 s, retry-after up to 30 s.
    *
    * @return the policy
    */
@@ -91,7 +91,7 @@ public final class BackoffRetryPolicy implements RetryPolicy {
 
   /** Builds a {@link BackoffRetryPolicy}. Setters fail fast. Not thread-safe. */
   public static final class Builder {
-    private int maxAttempts = 3;
+    private int maxAttempts = RetryPolicy.DEFAULT_MAX_ATTEMPTS;
     private Duration base = Duration.ofMillis(100);
     private Duration maxBackoff = Duration.ofSeconds(5);
     private Duration maxRetryAfter = Duration.ofSeconds(30);
@@ -100,7 +100,8 @@ public final class BackoffRetryPolicy implements RetryPolicy {
     private Builder() {}
 
     /**
-     * Sets the attempt budget, retries included.
+     * Sets the attempt budget, retries included. Default:
+     * {@link RetryPolicy#DEFAULT_MAX_ATTEMPTS}.
      *
      * @param value 1 to 10
      * @return this builder

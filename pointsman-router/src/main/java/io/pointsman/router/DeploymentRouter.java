@@ -49,6 +49,7 @@ import java.util.random.RandomGenerator;
 public final class DeploymentRouter implements Router {
   private final Map<String, DeploymentState[]> byModel;
   private final Map<String, DeploymentState> byId;
+  private final List<Deployment> all;
   private final Map<String, List<String>> chains;
   private final Map<String, Deployment> pricedFallbacks;
   private final ModelCatalog catalog;
@@ -72,6 +73,7 @@ public final class DeploymentRouter implements Router {
     }
     this.byModel = Map.copyOf(arrays);
     this.byId = Map.copyOf(ids);
+    this.all = b.deployments.stream().map(RoutedDeployment::deployment).toList();
     Map<String, List<String>> c = new HashMap<>();
     b.fallbacks.forEach((k, v) -> c.put(k, List.copyOf(v)));
     this.chains = Map.copyOf(c);
@@ -251,6 +253,12 @@ public final class DeploymentRouter implements Router {
       }
     }
     return worst;
+  }
+
+  /** Returns every deployment given to the builder, in the order given. */
+  @Override
+  public List<Deployment> deployments() {
+    return all;
   }
 
   @Override

@@ -58,8 +58,6 @@ class GatewayOverHttpTest {
             Duration.ofSeconds(5), Duration.ofSeconds(30))).build();
     return Gateway.builder().authenticator(keys).models(catalog).accounting(accounting)
         .provider("http", provider)
-        .deployment(Deployment.of("big-1", "http", "big"))
-        .deployment(Deployment.of("small-1", "http", "small"))
         .router(router).retryPolicy(policy);
   }
 

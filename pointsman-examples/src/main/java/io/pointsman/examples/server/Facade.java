@@ -10,50 +10,30 @@ import io.pointsman.catalog.ModelCatalog;
 import io.pointsman.catalog.ModelSpec;
 import io.pointsman.catalog.Price;
 import io.pointsman.journal.JournalAccounting;
-import io.pointsman.journal.JournalConfig;
 import io.pointsman.PointsmanException;
 import io.pointsman.examples.LedgerDatabase;
-import io.pointsman.ledger.Hold;
 import io.pointsman.ledger.HoldDecision;
+import io.pointsman.ledger.PostgresLedger;
 import io.pointsman.ledger.PostgresSettlement;
-import io.pointsman.ledger.ReservationState;
+import io.pointsman.accounting.Durability;
 import io.pointsman.limits.CounterLimiter;
 import io.pointsman.limits.InProcessCounterStore;
 import io.pointsman.limits.Scope;
-import io.pointsman.limits.SpendSource;
 import io.pointsman.limits.redis.RedisCounterStore;
 import io.pointsman.model.Usage;
 import io.pointsman.provider.Credential;
 import io.pointsman.provider.OpenAiProvider;
 import io.pointsman.spi.CounterStore;
 import io.pointsman.spi.Deployment;
-import io.pointsman.spi.DispatchIntent;
 import io.pointsman.spi.Identity;
-import io.pointsman.spi.Reservation;
-import io.pointsman.spi.UsageRecord;
 import io.pointsman.testing.FixtureProvider;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.time.Instant;
-import java.util.Collection;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,21 +44,15 @@ import org.slf4j.LoggerFactory;
  * (Caffeine, with a Redis tier when shared), and an OpenAI-compatible upstream or the
  * in-process fixture provider.
  *
- * <p>Opening recovers before serving: the journal hands every settled record not yet in
- * PostgreSQL to settlement again and records every call that was dispatched and never settled
- * as {@code UNKNOWN}. Budgets are then <em>confirmed</em> against the ledger: once that has
- * drained, in-process budget counters are rebuilt from the spend in PostgreSQL plus every
- * unresolved hold, and each hold is kept as a reservation until an {@linkplain #attest
- * attestation} or an expiry resolves it. In shared mode the counters live in Redis and are not
- * rebuilt (the shared store kept them); every instance adopts a handle to each unresolved hold,
- * and the store applies exactly one resolution of each.
- *
- * <p>When PostgreSQL answers at start, the confirmation happens before {@link #open} returns,
- * as it always did. When it does not, the facade opens anyway: the ledger is built lazily
- * ({@link LazyLedger}), the journal keeps the recovered records and retries them, and the
- * confirmation is retried in the background every second. Until it succeeds, calls under a
- * budget are refused with 503 ({@code ratelimit.reserve}, rule {@value BudgetGate#RULE}); calls
- * no budget governs are served and their records wait in the journal.
+ * <p>The gateway is one durable builder chain ({@code journal(...).ledger(...)}): building it
+ * runs the library's restart protocol ({@link Durability}): the journal recovers, interrupted
+ * calls are recorded {@code UNKNOWN}, the budgets are confirmed against the ledger (in-process
+ * counters rebuilt from PostgreSQL's spend and unresolved holds; shared Redis counters kept,
+ * their holds adopted and replayed calls' holds ended), and the hold housekeeping runs every
+ * minute. When PostgreSQL does not answer at start the facade opens anyway ({@link
+ * PostgresLedger} is built on first use) and calls under a budget are refused with 503 (rule
+ * {@value Durability#UNCONFIRMED_RULE}) until the confirmation, retried every second,
+ * succeeds.
  *
  * <p>Health ({@link #health()}) and the metrics' gauges are refreshed in the background; reading
  * them never touches a component.
@@ -86,9 +60,6 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. Closing drains the journal into PostgreSQL.
  */
 public final class Facade implements AutoCloseable {
-  private static final Duration RECOVERY_DRAIN = Duration.ofSeconds(60);
-  private static final long HOUSEKEEPING_SECONDS = 60;
-  private static final Duration CONFIRM_RETRY = Duration.ofSeconds(1);
   /** How often health checks run, and how long one may take before its component is down. */
   static final Duration HEALTH_INTERVAL = Duration.ofSeconds(1);
   static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(3);
@@ -101,44 +72,31 @@ public final class Facade implements AutoCloseable {
   private static final Duration CACHE_REDIS_TIMEOUT = Duration.ofMillis(500);
   /** The counters' Redis: an admission may wait longer than a cache lookup. */
   private static final Duration COUNTERS_REDIS_TIMEOUT = Duration.ofSeconds(2);
-  /** How often the limiter's housekeeping runs: pending ends, orphan sweep. */
-  private static final long LIMITER_HOUSEKEEPING_SECONDS = 10;
-  /** How often this instance heartbeats to the shared counters (a quarter of the timeout). */
-  private static final long HEARTBEAT_MILLIS = 250;
-  /** How long a drain of the journal may take before the ledger's spend is read. */
-  private static final Duration SPEND_DRAIN = Duration.ofSeconds(10);
-
   private final FacadeConfig config;
   private final LedgerDatabase database;
   private final Path journalDir;
-  private final LazyLedger ledger;
+  private final PostgresLedger ledger;
   private final JournalAccounting accounting;
   private final JournalWatch journalWatch;
   private final RedisConnection redis;
   private final RedisConnection counters;
   private final CounterLimiter limiter;
-  private final BudgetGate gate;
+  private final Durability durability;
   private final CaffeineExactCache cache;
   private final ModelCatalog models;
   private final Gateway gateway;
   private final InMemoryKeyStore keys;
-  private final Map<String, Reservation> recoveredHolds = new ConcurrentHashMap<>();
-  private final ScheduledExecutorService housekeeping;
-  private volatile ScheduledExecutorService heartbeats;
   private final HealthMonitor health;
   private final FacadeGauges gauges;
   private final int recoveredInterrupted;
   private final int recoveredResettled;
-  private final AtomicBoolean confirmFailureLogged = new AtomicBoolean();
-  private volatile ScheduledFuture<?> confirming;
 
   private Facade(FacadeConfig config) {
     this.config = config;
     LedgerDatabase db = null;
     RedisConnection shared = null;
     RedisConnection countersConn = null;
-    JournalAccounting journal = null;
-    ScheduledExecutorService house = null;
+    Gateway built = null;
     HealthMonitor monitor = null;
     FacadeGauges sampled = null;
     try {
@@ -150,21 +108,10 @@ public final class Facade implements AutoCloseable {
       }
       db = LedgerDatabase.open(config.postgresUrl(), config.embeddedPostgresDirectory());
       database = db;
-      ledger = new LazyLedger(db.dataSource(), config.floorPercent());
-      try {
-        ledger.require();
-      } catch (PointsmanException e) {
-        LOG.warn("PostgreSQL is not reachable at start ({}); serving calls no budget governs,"
-            + " refusing budgeted calls until the ledger answers", ledger.lastFailure());
-      }
-
-      Files.createDirectories(journalDir);
-      journal = JournalAccounting.builder(JournalConfig.builder(journalDir).build(), ledger)
-          .open();
-      accounting = journal;
-      journalWatch = new JournalWatch(journal);
-      recoveredInterrupted = journal.recovery().interrupted().size();
-      recoveredResettled = journal.recovery().resettled().size();
+      int floor = config.floorPercent();
+      ledger = PostgresLedger.builder(db.dataSource())
+          .settlement(b -> b.floorPolicy(call -> call.lastIntent().heldMicros() * floor / 100))
+          .build();
 
       CounterStore store;
       if (config.redisUrl() != null) {
@@ -188,11 +135,7 @@ public final class Facade implements AutoCloseable {
       for (FacadeConfig.BudgetEntry b : config.budgets()) {
         lb.budget(scope(b.scope()), b.limitMicros());
       }
-      if (countersConn != null) {
-        lb.ledger(new LedgerSpend(this));
-      }
       limiter = lb.build();
-      gate = new BudgetGate(limiter);
 
       CaffeineExactCache.Builder cb = CaffeineExactCache.builder();
       if (shared != null) {
@@ -225,8 +168,8 @@ public final class Facade implements AutoCloseable {
         keys.addKey(k.key(), kb.build());
       }
 
-      Gateway.Builder gb = Gateway.builder().authenticator(keys).models(models).limiter(gate)
-          .cache(cache).accounting(journalWatch);
+      Gateway.Builder gb = Gateway.builder().authenticator(keys).models(models).limiter(limiter)
+          .cache(cache).journal(JournalAccounting.at(journalDir)).ledger(ledger);
       if (config.upstream() == null) {
         gb.provider("fixture", FixtureProvider.builder().build());
         for (FacadeConfig.ModelEntry m : config.models()) {
@@ -242,69 +185,41 @@ public final class Facade implements AutoCloseable {
           gb.deployment(Deployment.of("upstream-" + m.name(), "upstream", m.name()));
         }
       }
-      gateway = gb.build();
-      house = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "pointsman-holds");
-        t.setDaemon(true);
-        return t;
-      });
-      housekeeping = house;
-
-      // With the ledger reachable, confirm before serving (the counters are right from the
-      // first call); otherwise keep trying in the background.
-      if (ledger.ifReady().isPresent() && journal.awaitDrained(RECOVERY_DRAIN)) {
-        tryConfirm();
-      }
-      if (!gate.confirmed()) {
-        confirming = housekeeping.scheduleWithFixedDelay(this::confirmInBackground, 0,
-            CONFIRM_RETRY.toMillis(), TimeUnit.MILLISECONDS);
-      }
-      housekeeping.scheduleWithFixedDelay(this::reconcileQuietly, HOUSEKEEPING_SECONDS,
-          HOUSEKEEPING_SECONDS, TimeUnit.SECONDS);
-      if (counters != null) {
-        heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
-          Thread t = new Thread(r, "pointsman-counters-heartbeat");
-          t.setDaemon(true);
-          return t;
-        });
-        // Registers this instance with the shared counters and reports its live holds to a
-        // rebuild of lost counters, which waits for them before admitting anything.
-        heartbeats.scheduleWithFixedDelay(limiter::heartbeat, 0, HEARTBEAT_MILLIS,
-            TimeUnit.MILLISECONDS);
-        housekeeping.scheduleWithFixedDelay(this::limiterHousekeeping,
-            LIMITER_HOUSEKEEPING_SECONDS, LIMITER_HOUSEKEEPING_SECONDS, TimeUnit.SECONDS);
-      }
+      // Opens and recovers the journal, confirms the budgets against the ledger (before
+      // returning when PostgreSQL answers, else in the background) and starts the housekeeping.
+      built = gb.build();
+      gateway = built;
+      durability = gateway.durability();
+      accounting = (JournalAccounting) durability.accounting();
+      journalWatch = new JournalWatch(accounting);
+      recoveredInterrupted = durability.recoveredInterrupted();
+      recoveredResettled = durability.recoveredReplayed();
 
       monitor = new HealthMonitor(List.of(
           HealthChecks.journal(journalWatch),
-          HealthChecks.settler(journal, SETTLER_STALL),
+          HealthChecks.settler(accounting, SETTLER_STALL),
           HealthChecks.counters(countersConn),
           HealthChecks.database(db.dataSource(), HEALTH_TIMEOUT,
-              () -> ledger.ifReady().isPresent() ? "ledger ready" : "ledger not built yet"),
-          HealthChecks.budgets(gate)), HEALTH_INTERVAL, HEALTH_TIMEOUT);
+              () -> ledger.settlementIfReady().isPresent() ? "ledger ready"
+                  : "ledger not built yet"),
+          HealthChecks.budgets(durability)), HEALTH_INTERVAL, HEALTH_TIMEOUT);
       health = monitor;
       health.start();
-      sampled = new FacadeGauges(journal, recoveredHolds::size, gate::confirmed,
-          () -> ledger.ifReady().map(l -> l.settlement().unresolvedHolds()).orElse(null),
+      sampled = new FacadeGauges(accounting, durability::recoveredHolds, durability::confirmed,
+          () -> ledger.settlementIfReady().map(PostgresSettlement::unresolvedHolds)
+              .orElse(null),
           JOURNAL_GAUGES, LEDGER_GAUGES);
       gauges = sampled;
       try {
         health.awaitFirstResults(HEALTH_TIMEOUT);
-        if (ledger.ifReady().isPresent()) {
+        if (ledger.settlementIfReady().isPresent()) {
           gauges.awaitLedgerSample(HEALTH_TIMEOUT);
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-    } catch (IOException e) {
-      shutdownQuietly(house);
-      shutdownQuietly(heartbeats);
-      closeQuietly(sampled, monitor, journal, shared, countersConn, db);
-      throw new UncheckedIOException("cannot prepare the journal directory", e);
     } catch (RuntimeException | Error e) {
-      shutdownQuietly(house);
-      shutdownQuietly(heartbeats);
-      closeQuietly(sampled, monitor, journal, shared, countersConn, db);
+      closeQuietly(sampled, monitor, built, shared, countersConn, db);
       throw e;
     }
   }
@@ -320,119 +235,6 @@ public final class Facade implements AutoCloseable {
    */
   public static Facade open(FacadeConfig config) {
     return new Facade(config);
-  }
-
-  private void confirmInBackground() {
-    try {
-      if (tryConfirm()) {
-        ScheduledFuture<?> f = confirming;
-        if (f != null) {
-          f.cancel(false);
-        }
-      }
-    } catch (RuntimeException e) {
-      if (confirmFailureLogged.compareAndSet(false, true)) {
-        LOG.warn("budgets not confirmed yet ({}); retrying every {} ms", e.getMessage(),
-            CONFIRM_RETRY.toMillis());
-      }
-    }
-  }
-
-  /**
-   * Confirms the budgets when the ledger answers and recovery's records reached it: rebuilds
-   * (in process) or adopts (shared) the counters from the ledger, then opens the gate.
-   * Runs on the housekeeping thread or during open, never concurrently with itself.
-   *
-   * @return true when confirmed
-   * @throws RuntimeException when the ledger cannot be read
-   */
-  private synchronized boolean tryConfirm() {
-    if (gate.confirmed() && !recoveryPending()) {
-      return true;
-    }
-    LazyLedger.Ledger l = ledger.require();
-    if (recoveryPending()) {
-      return false;
-    }
-    if (!gate.confirmed()) {
-      List<DispatchIntent> unresolved = l.settlement().unresolvedIntents();
-      Map<String, String> eventOfReservation = new java.util.HashMap<>();
-      for (DispatchIntent i : unresolved) {
-        eventOfReservation.put(i.reservationId(), i.eventId());
-      }
-      // In process, the counters died with the last process: rebuild them. Shared, they kept
-      // every hold: adopt handles to them (each resolved once, whichever instance sees it).
-      // No budgeted call holds anything yet (the gate refused them), so rebuilding overwrites
-      // nothing a running call needs.
-      List<Reservation> holds = counters == null
-          ? limiter.rebuild(l.budgets()::spent, unresolved) : limiter.adopt(unresolved);
-      for (Reservation r : holds) {
-        recoveredHolds.put(eventOfReservation.get(r.id()), r);
-      }
-      if (counters != null) {
-        endReplayedHolds();
-      }
-      if (counters != null) {
-        try {
-          // Shared counters without a generation (a new namespace, or Redis lost them) are
-          // rebuilt from the ledger now rather than by the first call.
-          limiter.budgets();
-        } catch (RuntimeException e) {
-          LOG.warn("the shared counters cannot be read yet: {}", e.getMessage());
-        }
-      }
-      gate.confirm();
-      LOG.info("budgets confirmed against the ledger: {} unresolved holds counted",
-          recoveredHolds.size());
-    }
-    return true;
-  }
-
-  /**
-   * Ends, in the shared counters, the hold of every call whose usage record recovery replayed:
-   * such a call's record was durable before the process died, but its hold may not have been
-   * ended in Redis yet (the gateway ends it after the record), and the ledger's row being
-   * final, neither adoption nor the orphan sweep would ever end it. Ends are exactly once by
-   * reservation id in the store, so a hold that was ended before the crash is not ended again.
-   */
-  private void endReplayedHolds() {
-    int ended = 0;
-    for (UsageRecord r : accounting.recovery().resettled()) {
-      if (r.reservationId() == null || r.heldMicros() <= 0 || r.keyId() == null
-          || r.model() == null) {
-        continue;
-      }
-      DispatchIntent intent = new DispatchIntent(r.eventId(), r.requestId(),
-          Math.max(1, r.attempts()), r.keyId(), r.userId(), r.teamId(), r.orgId(), r.tags(),
-          r.model(), r.deploymentId() == null ? "unknown" : r.deploymentId(), "unknown",
-          r.reservationId(), r.heldMicros(), r.heldMicros(), r.startedAt(), r.startedAt());
-      for (Reservation h : limiter.adopt(List.of(intent))) {
-        try {
-          if (r.attempts() > 0) {
-            h.settle(r.costMicros(), r.usage());
-          } else {
-            h.release();
-          }
-          ended++;
-        } catch (RuntimeException e) {
-          LOG.warn("the hold {} of replayed call {} could not be ended yet: {}",
-              r.reservationId(), r.eventId(), e.getMessage());
-        }
-      }
-    }
-    if (ended > 0) {
-      LOG.info("ended the shared holds of {} calls whose records recovery replayed", ended);
-    }
-  }
-
-  /**
-   * Whether records recovery handed to settlement are still waiting: the journal's settler
-   * takes its queue in order (one settler), so once as many records and interrupted calls as
-   * recovery found have committed, all of recovery's have.
-   */
-  private boolean recoveryPending() {
-    return accounting.settledCount() < recoveredResettled
-        || accounting.interruptedCount() < recoveredInterrupted;
   }
 
   private static Scope scope(String text) {
@@ -468,88 +270,9 @@ public final class Facade implements AutoCloseable {
    */
   public HoldDecision attest(String eventId, Usage usage, long costMicros, String evidence,
       long epoch) {
-    HoldDecision d = ledger.require().settlement().attest(eventId, usage, costMicros, evidence,
-        epoch);
+    HoldDecision d = ledger.settlement().attest(eventId, usage, costMicros, evidence, epoch);
     reconcileHolds();
     return d;
-  }
-
-  /** Retries ends the counters' Redis did not confirm, and releases orphan holds. */
-  private void limiterHousekeeping() {
-    try {
-      int left = limiter.retryPendingEnds();
-      if (left > 0) {
-        LOG.warn("{} ends of reservations still pending: the counters' Redis does not answer",
-            left);
-      }
-      if (ledger.ifReady().isPresent()) {
-        int swept = limiter.sweepOrphanHolds();
-        if (swept > 0) {
-          LOG.warn("{} orphan holds released from the shared counters", swept);
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("limiter housekeeping failed; retried in {} s: {}", LIMITER_HOUSEKEEPING_SECONDS,
-          e.getMessage());
-    }
-  }
-
-  /**
-   * The ledger as the shared counters' system of record: settled spend read after the journal
-   * drained (so it includes every record this process made durable), the ledger's unresolved
-   * holds, and whether a reservation's call has a settled row.
-   */
-  private static final class LedgerSpend implements SpendSource {
-    private final Facade facade;
-
-    LedgerSpend(Facade facade) {
-      this.facade = facade;
-    }
-
-    private void drain() {
-      if (!facade.accounting.awaitDrained(SPEND_DRAIN)) {
-        LOG.warn("the journal did not drain within {} before the ledger's spend was read",
-            SPEND_DRAIN);
-      }
-    }
-
-    @Override
-    public long spent(Scope scope, Instant from, Instant to) {
-      drain();
-      return facade.ledger.require().budgets().spent(scope, from, to);
-    }
-
-    @Override
-    public Collection<DispatchIntent> unresolvedHolds() {
-      return facade.ledger.require().settlement().unresolvedIntents();
-    }
-
-    @Override
-    public boolean includes(String reservationId) {
-      drain();
-      try (Connection c = facade.database.dataSource().getConnection();
-          PreparedStatement s = c.prepareStatement("SELECT 1 FROM pointsman.reservations"
-              + " WHERE reservation_id = ? AND state IN ('SETTLED', 'RELEASED', 'ATTESTED',"
-              + " 'EXPIRED')")) {
-        s.setString(1, reservationId);
-        try (ResultSet rs = s.executeQuery()) {
-          return rs.next();
-        }
-      } catch (SQLException e) {
-        throw new IllegalStateException("cannot read the ledger: " + e.getMessage(), e);
-      }
-    }
-  }
-
-  private void reconcileQuietly() {
-    try {
-      int left = reconcileHolds();
-      if (left > 0) {
-        LOG.warn("{} interrupted calls still hold budget awaiting attestation or expiry", left);
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("hold housekeeping failed; retried in {} s", HOUSEKEEPING_SECONDS, e);
-    }
   }
 
   /**
@@ -561,16 +284,7 @@ public final class Facade implements AutoCloseable {
    * @throws PointsmanException with status 503 when the ledger cannot be reached
    */
   public int reconcileHolds() {
-    PostgresSettlement settlement = ledger.require().settlement();
-    settlement.expireHolds();
-    for (Map.Entry<String, Reservation> e : recoveredHolds.entrySet()) {
-      Optional<Hold> hold = settlement.hold(e.getKey());
-      if (hold.isPresent() && hold.get().state() != ReservationState.UNKNOWN
-          && recoveredHolds.remove(e.getKey(), e.getValue())) {
-        e.getValue().settle(hold.get().chargedMicros());
-      }
-    }
-    return recoveredHolds.size();
+    return durability.reconcileHolds();
   }
 
   /**
@@ -627,7 +341,7 @@ public final class Facade implements AutoCloseable {
    * @throws PointsmanException with status 503 when the ledger has not been reached yet
    */
   public PostgresSettlement settlement() {
-    return ledger.require().settlement();
+    return ledger.settlement();
   }
 
   /**
@@ -636,7 +350,7 @@ public final class Facade implements AutoCloseable {
    * @return the settlement, or empty
    */
   public Optional<PostgresSettlement> settlementIfReady() {
-    return ledger.ifReady().map(LazyLedger.Ledger::settlement);
+    return ledger.settlementIfReady();
   }
 
   /**
@@ -646,7 +360,7 @@ public final class Facade implements AutoCloseable {
    * @return true once confirmed
    */
   public boolean budgetsConfirmed() {
-    return gate.confirmed();
+    return durability.confirmed();
   }
 
   /**
@@ -695,7 +409,7 @@ public final class Facade implements AutoCloseable {
    * @return the count
    */
   public int recoveredHolds() {
-    return recoveredHolds.size();
+    return durability.recoveredHolds();
   }
 
   /**
@@ -706,34 +420,28 @@ public final class Facade implements AutoCloseable {
   public void describe(PrintStream out) {
     out.println("  journal:    " + journalDir);
     out.println("  PostgreSQL: " + database.description()
-        + (ledger.ifReady().isPresent() ? "" : " (not reachable yet: " + ledger.lastFailure()
+        + (ledger.settlementIfReady().isPresent() ? "" : " (not reachable yet: "
+            + ledger.lastFailure()
             + ")"));
     out.println("  counters:   " + (counters == null ? "in process" : "Redis "
         + config.countersRedis() + " prefix " + config.redisPrefix() + ":limits"));
     out.println("  upstream:   " + (config.upstream() == null ? "in-process fixture provider"
         : config.upstream()));
     out.println("  recovery:   " + recoveredResettled + " settled records re-sent, "
-        + recoveredInterrupted + " interrupted calls recorded UNKNOWN, " + (gate.confirmed()
-            ? recoveredHolds.size() + " unresolved holds counted against budgets"
+        + recoveredInterrupted + " interrupted calls recorded UNKNOWN, " + (durability.confirmed()
+            ? durability.recoveredHolds() + " unresolved holds counted against budgets"
             : "budgets not confirmed yet (calls under a budget get 503 until the ledger"
                 + " answers)"));
   }
 
   @Override
   public void close() {
-    housekeeping.shutdownNow();
-    shutdownQuietly(heartbeats);
     closeQuietly(health, gauges);
     try {
+      // Stops the housekeeping, drains the journal into PostgreSQL, closes the cache.
       gateway.close();
     } finally {
-      closeQuietly(accounting, cache, redis, counters, database);
-    }
-  }
-
-  private static void shutdownQuietly(ScheduledExecutorService executor) {
-    if (executor != null) {
-      executor.shutdownNow();
+      closeQuietly(redis, counters, database);
     }
   }
 

@@ -113,9 +113,10 @@ final class HealthChecks {
   }
 
   /** The budgets: down until confirmed against the ledger (budgeted calls refused). */
-  static HealthCheck budgets(BudgetGate gate) {
-    return of("budgets", () -> gate.confirmed() ? ComponentHealth.up("confirmed against the"
-        + " ledger") : ComponentHealth.down("not confirmed against the ledger yet: calls under"
-        + " a budget are refused (503 " + BudgetGate.RULE + ")"));
+  static HealthCheck budgets(io.pointsman.accounting.Durability durability) {
+    return of("budgets", () -> durability.confirmed() ? ComponentHealth.up("confirmed against"
+        + " the ledger") : ComponentHealth.down("not confirmed against the ledger yet: calls"
+        + " under a budget are refused (503 " + io.pointsman.accounting.Durability.UNCONFIRMED_RULE
+        + ")"));
   }
 }

@@ -473,7 +473,7 @@ final class Simulation {
   }
 
   /**
-   * Confirms the budgets as the facade does (its {@code BudgetGate}): only once settlement
+   * Confirms the budgets as a durable gateway does ({@code Durability}): only once settlement
    * answers and every record the journal holds reached it, the counters are rebuilt from
    * settlement (spent, and the unresolved holds of interrupted calls) and budgeted calls are
    * admitted again. Until then they are refused with 503 {@code budget.unconfirmed}. Waiting for
@@ -854,8 +854,8 @@ final class Simulation {
   private final Map<TrackingLimiter.Tracked, Long> endedAmount = new HashMap<>();
 
   /**
-   * The facade's budget gate ({@code BudgetGate}): until the budgets are confirmed against
-   * settlement, a call under a budget is refused with 503 at {@code ratelimit.reserve}, rule
+   * The budget gate of a durable gateway ({@code Durability}): until the budgets are confirmed
+   * against settlement, a call under a budget is refused with 503 at {@code ratelimit.reserve}, rule
    * {@code budget.unconfirmed}; calls no budget governs pass.
    */
   private final class Gate implements io.pointsman.spi.Limiter {

@@ -2,6 +2,7 @@ package io.pointsman.jmh.pipeline;
 
 import io.pointsman.jmh.Prompts;
 import io.pointsman.CacheControl;
+import io.pointsman.CallListener;
 import io.pointsman.CallOptions;
 import io.pointsman.ChatResult;
 import io.pointsman.Clock;
@@ -49,7 +50,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *       intent, provider, output guardrail, usage record;</li>
  *   <li>{@code gatewayProviderNoCache}: the same plus the cache store ({@code no-cache}:
  *       canonical SHA-256 of the request, map put);</li>
- *   <li>{@code gatewayExactHit}: an exact L1 hit (canonical hash, lookup), no provider.</li>
+ *   <li>{@code gatewayExactHit}: an exact L1 hit (canonical hash, lookup), no provider;</li>
+ *   <li>{@code gatewayProviderNoStoreNoOpListener}: {@code gatewayProviderNoStore} with a
+ *       {@link CallListener} that receives every event and does nothing (the per-call event
+ *       dispatch), to compare with {@code gatewayProviderNoStore} in the same run.</li>
  * </ul>
  * Accounting is a counter (the in-memory recorder keeps every record and would grow without
  * bound over millions of calls); the journal and PostgreSQL profiles are measured by the
@@ -71,6 +75,7 @@ public class GatewayPipelineBenchmark {
   public int promptBytes;
 
   private Gateway gateway;
+  private Gateway listened;
   private FixtureProvider fixture;
   private ChatRequest request;
   private ProviderCall directCall;
@@ -117,6 +122,10 @@ public class GatewayPipelineBenchmark {
     noStore = CallOptions.builder(key).cacheControl(CacheControl.NO_STORE).build();
     noCache = CallOptions.builder(key).cacheControl(CacheControl.NO_CACHE).build();
     gateway.chat(request, plain); // fill the exact cache for the hit arm
+    // The same gateway (shared cache and accounting) with a listener that is told every event
+    // and does nothing: what the event dispatch itself costs.
+    CallListener noOp = new CallListener() {};
+    listened = gateway.toBuilder().listener(start -> noOp).build();
   }
 
   @TearDown(Level.Trial)
@@ -141,6 +150,11 @@ public class GatewayPipelineBenchmark {
   @Benchmark
   public ChatResult gatewayProviderNoCache() {
     return gateway.chat(request, noCache);
+  }
+
+  @Benchmark
+  public ChatResult gatewayProviderNoStoreNoOpListener() {
+    return listened.chat(request, noStore);
   }
 
   @Benchmark
