@@ -21,7 +21,8 @@ import java.util.Objects;
  * overrides. Every field has an embedded default: port 8080, a data directory
  * {@value #DEFAULT_DATA_DIR} relative to the working directory (holding the journal and the
  * embedded PostgreSQL's files, both kept between starts), in-process counters and cache, the
- * in-process fixture provider, one model and one generated key. The durable profile never runs
+ * in-process fixture provider, one model and one generated key. A file sets any subset of the
+ * fields (the rest keep their defaults). The durable profile never runs
  * on a temporary journal: a crash must leave its unsettled records where the next start looks.
  * Immutable.
  *
@@ -31,11 +32,14 @@ import java.util.Objects;
  *   "journal": "/var/lib/pointsman/journal",
  *   "postgresUrl": "jdbc:postgresql://127.0.0.1:5432/pointsman?user=postgres",
  *   "redisUrl": "redis://127.0.0.1:6379", "redisPrefix": "pm:prod",
- *   "upstream": "https://api.openai.com", "upstreamKeyEnv": "OPENAI_API_KEY",
- *   "adminToken": "change-me", "floorPercent": 10,
+ *   "upstream": "https://api.openai.com/v1", "upstreamKeyEnv": "OPENAI_API_KEY",
+ *   "adminToken": "change-me", "floorPercent": 10, "maxAttempts": 2,
  *   "models": [{"name": "gpt-4o-mini", "inputPerMillion": 150000,
- *               "outputPerMillion": 600000, "cachedInputPerMillion": 75000}],
- *   "keys": [{"key": "pm-...", "id": "key-app", "team": "checkout", "org": "acme"}],
+ *               "outputPerMillion": 600000, "cachedInputPerMillion": 75000},
+ *              {"name": "gpt-4o", "inputPerMillion": 2500000, "outputPerMillion": 10000000,
+ *               "capabilities": ["streaming", "tools", "json_schema", "vision"]}],
+ *   "keys": [{"key": "pm-replace-with-a-generated-key", "id": "key-app", "team": "checkout",
+ *             "org": "acme"}],
  *   "budgets": [{"scope": "team:checkout", "limitMicros": 5000000}]
  * }
  * }</pre>
@@ -80,9 +84,11 @@ public record FacadeConfig(
   /** The default data directory, relative to the working directory. */
   public static final String DEFAULT_DATA_DIR = "pointsman-data";
 
+  // A number left out of a model, key or budget entry is 0, which means its default; the
+  // top-level fields left out take defaults()'s values (read() merges the file onto them).
   private static final ObjectMapper MAPPER = new ObjectMapper()
       .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-      .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+      .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
 
   /**
    * Validates the fields and fills defaults.
@@ -243,7 +249,9 @@ public record FacadeConfig(
   }
 
   /**
-   * Reads a configuration file.
+   * Reads a configuration file. A field the file leaves out (or sets to null) has its
+   * {@linkplain #defaults() default}, except the models (the default model), keys and budgets
+   * (none): a file that names no key accepts none.
    *
    * @param file the JSON file
    * @return the configuration
@@ -252,7 +260,19 @@ public record FacadeConfig(
    */
   public static FacadeConfig read(Path file) {
     try {
-      return MAPPER.readValue(Files.readAllBytes(file), FacadeConfig.class);
+      com.fasterxml.jackson.databind.JsonNode given = MAPPER.readTree(Files.readAllBytes(file));
+      if (given == null || !given.isObject()) {
+        throw new IllegalArgumentException("invalid configuration " + file
+            + ": the file must hold a JSON object");
+      }
+      ObjectNode tree = MAPPER.valueToTree(defaults());
+      tree.remove(List.of("models", "keys", "budgets"));
+      for (Map.Entry<String, com.fasterxml.jackson.databind.JsonNode> e : given.properties()) {
+        if (!e.getValue().isNull()) {
+          tree.set(e.getKey(), e.getValue());
+        }
+      }
+      return MAPPER.treeToValue(tree, FacadeConfig.class);
     } catch (com.fasterxml.jackson.core.JacksonException e) {
       throw new IllegalArgumentException("invalid configuration " + file + ": "
           + e.getOriginalMessage(), e);
