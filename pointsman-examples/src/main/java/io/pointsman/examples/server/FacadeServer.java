@@ -61,15 +61,17 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code POST /v1/chat/completions}: plain and streamed ({@code "stream": true}, Server-Sent
  *       Events ending in {@code data: [DONE]}); {@code Authorization: Bearer <virtual key>};
- *       {@code X-Cache-Control: no-cache | no-store}; {@code X-Request-Id} is passed through when
+ *       {@code X-Cache-Control: no-cache | no-store} (else the standard {@code Cache-Control}'s
+ *       directives, {@link FacadeRequests#cacheControl}); {@code X-Request-Id} is passed through when
  *       well-formed (1 to 128 characters of {@code [A-Za-z0-9._:-]}), else one is made.
  *       Responses carry {@code x-request-id}, {@code x-pointsman-event-id},
  *       {@code x-pointsman-cache}, {@code x-pointsman-cost-micros},
  *       {@code x-pointsman-cost-estimated}, {@code x-pointsman-attempts} and, per matched
  *       limit, {@code x-ratelimit-limit-<rule>}, {@code x-ratelimit-remaining-<rule>} and
- *       {@code x-ratelimit-reset-<rule>}. A stream's cost is known only at its end, so it is
- *       sent as an SSE comment ({@code : pointsman cost_micros=...}) before {@code [DONE]}; the
- *       final event is written only after the call's usage record is durable.</li>
+ *       {@code x-ratelimit-reset-<rule>}. A stream's cost is known only at its end: the usage
+ *       chunk is held back and sent with it ({@link StreamCost}), and an SSE comment
+ *       ({@code : pointsman cost_micros=...}) precedes {@code [DONE]}; the final events are
+ *       written only after the call's usage record is durable.</li>
  *   <li>{@code GET /v1/models}: the models a valid key may see.</li>
  *   <li>{@code GET /metrics}: Prometheus text: stage timings, requests by route and status,
  *       journal backlog, unresolved holds, cache counters, component health; the values that
@@ -86,8 +88,9 @@ import org.slf4j.LoggerFactory;
  *       items), {@code POST /admin/quarantine/redrive} (re-drives them).</li>
  * </ul>
  *
- * <p>Errors are OpenAI-shaped ({@code {"error": {"message", "type", "code"}}}) with the
- * gateway's HTTP status. {@link #close()} refuses new requests, lets open exchanges finish
+ * <p>Errors are in OpenAI's error contract, as {@link ErrorAnswer} makes them (status, body and
+ * headers, {@code x-request-id} on every answer). A stream that fails after its first event
+ * ends with {@link ErrorAnswer#streamEvent()} and an aborted response (no terminating chunk). {@link #close()} refuses new requests, lets open exchanges finish
  * for the configured drain time, cancels the streams still open (accounted as cancelled, each
  * client told with an SSE error event), then closes the facade, which drains the journal into
  * PostgreSQL.
