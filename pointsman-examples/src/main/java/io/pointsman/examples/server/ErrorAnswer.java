@@ -37,7 +37,7 @@ import java.util.regex.Pattern;
  *   <tr><td>403</td><td>{@code permission_error}</td><td>{@code model_not_allowed}
  *       ({@code model})</td></tr>
  *   <tr><td>404</td><td>{@code invalid_request_error}</td><td>{@code model_not_found}
- *       ({@code model}), {@code unknown_url}</td></tr>
+ *       ({@code model}); for an unknown route, the code the server layer gives</td></tr>
  *   <tr><td>429</td><td>{@code requests}</td><td>{@code rate_limit_exceeded}</td></tr>
  *   <tr><td>5xx</td><td>{@code server_error}</td><td>{@code upstream_error},
  *       {@code service_unavailable}, {@code timeout}, {@code internal_error}</td></tr>

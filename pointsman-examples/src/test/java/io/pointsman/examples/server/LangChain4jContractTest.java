@@ -58,6 +58,12 @@ class LangChain4jContractTest {
   void eachRefusalIsLangChain4jsExceptionForItsStatusAndABudgetRefusalIsNotRetried()
       throws Exception {
     rig = new ContractRig(dir);
+    Throwable bad = catchThrowable(() -> OpenAiChatModel.builder().baseUrl(rig.baseUrl())
+        .apiKey(rig.key).modelName(ContractRig.MODEL).temperature(5.0).build().chat("hello"));
+    assertThat(bad).isInstanceOf(InvalidRequestException.class);
+    assertThat(status(bad)).isEqualTo(400);
+    assertThat(bad.getMessage()).contains("invalid_value").contains("temperature");
+
     Throwable auth = catchThrowable(() -> model(VirtualKeys.generate(), ContractRig.MODEL)
         .chat("hello"));
     assertThat(auth).isInstanceOf(AuthenticationException.class);
@@ -81,6 +87,7 @@ class LangChain4jContractTest {
     assertThat(budget.getMessage()).contains("insufficient_quota");
     assertThat(rig.facadeAnswers(402)).as("402 is not retried by LangChain4j").isEqualTo(1);
     assertThat(rig.facadeAnswers(401)).as("nor 401").isEqualTo(1);
+    assertThat(rig.facadeAnswers(400)).as("nor 400").isEqualTo(1);
     assertThat(rig.upstreamCalls()).isZero();
   }
 

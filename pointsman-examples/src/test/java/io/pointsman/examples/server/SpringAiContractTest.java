@@ -56,6 +56,15 @@ class SpringAiContractTest {
   @Test
   void everyRefusalIsANonTransientExceptionNamingOpenAisCodeAndIsNotRetried() throws Exception {
     rig = new ContractRig(dir);
+    OpenAiApi api = OpenAiApi.builder().baseUrl(rig.baseUrl().replaceAll("/v1$", ""))
+        .apiKey(rig.key).build();
+    Throwable bad = catchThrowable(() -> OpenAiChatModel.builder().openAiApi(api)
+        .defaultOptions(OpenAiChatOptions.builder().model(ContractRig.MODEL).temperature(5.0)
+            .build()).build().call(new Prompt("hello")));
+    assertThat(bad).isInstanceOf(NonTransientAiException.class);
+    assertThat(bad.getMessage()).contains("400").contains("invalid_value")
+        .contains("temperature");
+
     Throwable auth = catchThrowable(() -> model(VirtualKeys.generate(), ContractRig.MODEL)
         .call(new Prompt("hello")));
     assertThat(auth).isInstanceOf(NonTransientAiException.class);
@@ -77,6 +86,7 @@ class SpringAiContractTest {
     assertThat(budget.getMessage()).contains("402").contains("insufficient_quota");
     assertThat(rig.facadeAnswers(402)).as("not retried").isEqualTo(1);
     assertThat(rig.facadeAnswers(401)).isEqualTo(1);
+    assertThat(rig.facadeAnswers(400)).isEqualTo(1);
     assertThat(rig.upstreamCalls()).isZero();
   }
 
