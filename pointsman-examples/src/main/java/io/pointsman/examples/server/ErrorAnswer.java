@@ -44,7 +44,9 @@ import java.util.regex.Pattern;
  * </table>
  *
  * <p>An upstream's own {@code type}, {@code code} and {@code param} replace these when it sent
- * them; its message is the scrubbed one of {@link ProviderException} (no credential, no run of
+ * them, except when the upstream refused the gateway's own credential (401, 403: its
+ * {@code invalid_api_key} would blame the client's key; it goes to
+ * {@code x-pointsman-upstream-code} instead); its message is the scrubbed one of {@link ProviderException} (no credential, no run of
  * the prompt), never its body. Pointsman's own detail goes in headers:
  * {@code x-pointsman-stage}, {@code x-pointsman-rule}, {@code x-pointsman-status} and, for an
  * upstream failure, {@code x-pointsman-upstream-status} and {@code x-pointsman-error-kind}.
@@ -147,7 +149,15 @@ public record ErrorAnswer(int status, String type, String code, String param, St
         h.put("x-pointsman-upstream-status", m.group(1));
       }
       UpstreamError up = pe.upstream();
-      if (up != null) {
+      if (up != null && (kind == ProviderErrorKind.AUTHENTICATION
+          || kind == ProviderErrorKind.PERMISSION)) {
+        // The upstream refused the gateway's own credential: its code (invalid_api_key) would
+        // tell the client that the client's key is wrong. The operator's detail stays here.
+        if (up.code() != null) {
+          h.put("x-pointsman-upstream-code", up.code());
+        }
+        h.putAll(up.headers());
+      } else if (up != null) {
         if (up.type() != null && s != Status.PAYMENT_REQUIRED) {
           type = up.type();
         }

@@ -145,6 +145,20 @@ class OpenAiErrorContractTest {
   }
 
   @Test
+  void anUpstreamRefusingTheGatewaysOwnKeyIsNotReportedAsTheClientsKey() throws Exception {
+    rig.upstreamAnswers(r -> ContractRig.upstreamError(401, "invalid_request_error",
+        "invalid_api_key", "Incorrect API key provided: " + ContractRig.UPSTREAM_SECRET));
+
+    HttpResponse<String> r = post("/v1/chat/completions", rig.key,
+        chat(ContractRig.MODEL, "hi", 10));
+
+    assertError(r, 502, "server_error", "upstream_error", null);
+    assertThat(r.headers().firstValue("x-pointsman-upstream-code")).hasValue("invalid_api_key");
+    assertThat(r.headers().firstValue("www-authenticate")).isEmpty();
+    assertThat(r.body()).doesNotContain(ContractRig.UPSTREAM_SECRET);
+  }
+
+  @Test
   void anUpstreamRateLimitPassesItsRetryAfterAndRateLimitHeadersToTheClient() throws Exception {
     // An hour is beyond what the gateway waits for: it does not retry that deployment, and the
     // client learns how long to wait.
