@@ -651,8 +651,10 @@ public final class Gateway implements AutoCloseable {
         if (!mayRetry(call, e, attempt, maxAttempts)) {
           throw e;
         }
-        pauseSame = retryPolicy.retryAfter(attempt, e);
-        pauseElsewhere = e.retryAfter() == null ? pauseSame
+        // A failure only another deployment may get past (an exhausted quota) is never retried
+        // on the deployment that sent it.
+        pauseSame = e.retryableOnSameDeployment() ? retryPolicy.retryAfter(attempt, e) : null;
+        pauseElsewhere = e.retryAfter() == null && e.retryableOnSameDeployment() ? pauseSame
             : retryPolicy.retryAfter(attempt, e.withoutRetryAfter());
         if (pauseSame == null && pauseElsewhere == null) {
           throw e;

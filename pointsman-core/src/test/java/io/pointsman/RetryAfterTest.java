@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import io.pointsman.spi.Deployment;
 import io.pointsman.spi.ProviderException;
 import io.pointsman.spi.RetryPolicy;
+import io.pointsman.spi.UpstreamError;
 import io.pointsman.testing.FixtureProvider;
 import java.time.Duration;
 import java.util.List;
@@ -95,5 +96,75 @@ class RetryAfterTest {
         () -> gateway.chat(TestRig.request("again"), CallOptions.of(TestRig.KEY)));
     assertThat(e.retryAfter()).isEqualTo(Duration.ofMinutes(5));
     assertThat(rig.fixture.sends() - sendsBefore).as("not retried").isEqualTo(1);
+  }
+
+  @Test
+  void theDefaultPolicyWaitsForTheProvidersRetryAfterBeforeRetryingTheSameDeployment() {
+    Gateway gateway = rig.builder().maxAttempts(2).build();
+    rig.fixture.failNext(ProviderException.answered(429, "slow down", Duration.ofMillis(300)));
+    long began = System.nanoTime();
+    ChatResult r = gateway.chat(TestRig.request("hi"), CallOptions.of(TestRig.KEY));
+    long waited = System.nanoTime() - began;
+    assertThat(r.attempts()).isEqualTo(2);
+    assertThat(rig.fixture.sends()).isEqualTo(2);
+    // A lower bound only: the pause is a sleep of at least the hint.
+    assertThat(Duration.ofNanos(waited)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+  }
+
+  @Test
+  void theDefaultPolicyDoesNotRetryTheSameDeploymentWhenItsRetryAfterIsOverTheCap() {
+    Gateway gateway = rig.builder().maxAttempts(3).build();
+    rig.fixture.failNext(ProviderException.answered(429, "slow down", Duration.ofHours(1)));
+    ProviderException e = catchThrowableOfType(ProviderException.class,
+        () -> gateway.chat(TestRig.request("hi"), CallOptions.of(TestRig.KEY)));
+    assertThat(e.retryAfter()).isEqualTo(Duration.ofHours(1));
+    assertThat(rig.fixture.sends()).as("not retried at once against the hint").isEqualTo(1);
+  }
+
+  @Test
+  void theDefaultPolicyRetriesAnotherDeploymentAtOnceDespiteALongRetryAfter() {
+    Gateway gateway = rig.builder().provider("second", second)
+        .deployment(Deployment.of("second-gpt", "second", "gpt-test")).maxAttempts(2).build();
+    rig.fixture.failNext(ProviderException.answered(429, "slow down", Duration.ofHours(1)));
+    ChatResult r = gateway.chat(TestRig.request("hi"), CallOptions.of(TestRig.KEY));
+    assertThat(r.deploymentId()).isEqualTo("second-gpt");
+  }
+
+  private static ProviderException quotaExhausted() {
+    return ProviderException.answered(429, "[rate_limited] insufficient_quota: You exceeded"
+        + " your current quota", null, null, new UpstreamError("insufficient_quota",
+            "insufficient_quota", null, java.util.Map.of()));
+  }
+
+  @Test
+  void anExhaustedQuotaIsNeverRetriedOnTheDeploymentThatReportedIt() {
+    Gateway gateway = rig.builder().maxAttempts(3).build();
+    rig.fixture.failNext(quotaExhausted());
+    ProviderException e = catchThrowableOfType(ProviderException.class,
+        () -> gateway.chat(TestRig.request("hi"), CallOptions.of(TestRig.KEY)));
+    assertThat(e.status()).isEqualTo(Status.PAYMENT_REQUIRED);
+    assertThat(e.rule()).isEqualTo(ProviderException.QUOTA_EXHAUSTED_RULE);
+    assertThat(e.retryableOnSameDeployment()).isFalse();
+    assertThat(rig.fixture.sends()).as("not retried").isEqualTo(1);
+  }
+
+  @Test
+  void anExhaustedQuotaIsNotRetriedOnTheSameDeploymentUnderABackoffStylePolicyEither() {
+    HintPolicy policy = new HintPolicy(Duration.ofDays(1));
+    Gateway gateway = rig.builder().retryPolicy(policy).build();
+    rig.fixture.failNext(quotaExhausted());
+    catchThrowableOfType(ProviderException.class,
+        () -> gateway.chat(TestRig.request("hi"), CallOptions.of(TestRig.KEY)));
+    assertThat(rig.fixture.sends()).isEqualTo(1);
+  }
+
+  @Test
+  void anExhaustedQuotaFallsOverToAnotherDeployment() {
+    Gateway gateway = rig.builder().provider("second", second)
+        .deployment(Deployment.of("second-gpt", "second", "gpt-test")).maxAttempts(2).build();
+    rig.fixture.failNext(quotaExhausted());
+    ChatResult r = gateway.chat(TestRig.request("hi"), CallOptions.of(TestRig.KEY));
+    assertThat(r.deploymentId()).isEqualTo("second-gpt");
+    assertThat(second.sends()).isEqualTo(1);
   }
 }

@@ -332,7 +332,7 @@ public final class AnthropicProvider implements Provider {
         false);
     if (response.status >= 300) {
       throw ProviderErrors.fromStatus(response.status, response.headers,
-          response.body, transport.clock().now());
+          response.body, transport.clock().now(), scrubber(call));
     }
     byte[] body = response.body;
     try {
@@ -353,7 +353,7 @@ public final class AnthropicProvider implements Provider {
         true);
     if (response.status >= 300) {
       throw ProviderErrors.fromStatus(response.status, response.headers,
-          response.body, transport.clock().now());
+          response.body, transport.clock().now(), scrubber(call));
     }
     StreamTranslation t = new StreamTranslation(sink, callerWantsUsage,
         transport.clock().now().getEpochSecond(), call.request().model());
@@ -504,7 +504,8 @@ public final class AnthropicProvider implements Provider {
         case "error": {
           JsonNode error = data.path("error");
           String errorType = error.path("type").asText("error");
-          String message = ProviderErrors.sanitize(error.path("message").asText(""));
+          String message = ErrorScrubber.shapesOnly()
+              .scrub(ProviderErrors.sanitize(error.path("message").asText("")));
           if (!assembler.hasOutput()) {
             int status = statusOf(errorType);
             failure = ProviderException.answered(status, "["
@@ -554,6 +555,17 @@ public final class AnthropicProvider implements Provider {
       default:
         return 500;
     }
+  }
+
+  /** What to remove from this call's error texts: the credential sent and the prompt. */
+  private ErrorScrubber scrubber(ProviderCall call) {
+    String key;
+    try {
+      key = credential == null ? null : credential.secret();
+    } catch (RuntimeException e) {
+      key = null;
+    }
+    return ErrorScrubber.of(key, call.request());
   }
 
   private HttpRequest.Builder httpRequest(ProviderCall call, boolean stream) {

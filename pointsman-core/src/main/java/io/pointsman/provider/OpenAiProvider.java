@@ -110,7 +110,7 @@ public final class OpenAiProvider implements Provider {
         call, false);
     if (response.status >= 300) {
       throw ProviderErrors.fromStatus(response.status, response.headers,
-          response.body, transport.clock().now());
+          response.body, transport.clock().now(), scrubber(call));
     }
     byte[] body = response.body;
     ChatResponse decoded;
@@ -133,7 +133,7 @@ public final class OpenAiProvider implements Provider {
         call, true);
     if (response.status >= 300) {
       throw ProviderErrors.fromStatus(response.status, response.headers,
-          response.body, transport.clock().now());
+          response.body, transport.clock().now(), scrubber(call));
     }
     StreamAssembler assembler = new StreamAssembler(maxStreamContent);
     boolean[] done = new boolean[1];
@@ -158,7 +158,8 @@ public final class OpenAiProvider implements Provider {
       }
       if (chunk.extra().containsKey("error")) {
         failure[0] = streamFailure(assembler, "the stream reported an error: "
-            + ProviderErrors.sanitize(chunk.extra().get("error").toString()), null);
+            + scrubber(call).scrub(ProviderErrors.sanitize(chunk.extra().get("error")
+                .toString())), null);
         return;
       }
       if (!assembler.add(chunk)) {
@@ -219,6 +220,17 @@ public final class OpenAiProvider implements Provider {
         r.topP(), maxTokens, maxCompletionTokens, r.stop(), r.seed(),
         r.responseFormat(), r.user(), r.metadata(), stream ? Boolean.TRUE : null, options,
         r.n(), r.extra());
+  }
+
+  /** What to remove from this call's error texts: the credential sent and the prompt. */
+  private ErrorScrubber scrubber(ProviderCall call) {
+    String key;
+    try {
+      key = credential == null ? null : credential.secret();
+    } catch (RuntimeException e) {
+      key = null;
+    }
+    return ErrorScrubber.of(key, call.request());
   }
 
   private HttpRequest.Builder httpRequest(ProviderCall call, ChatRequest request) {

@@ -3,6 +3,7 @@ package io.pointsman.provider;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pointsman.model.Json;
 import io.pointsman.spi.ProviderException;
+import io.pointsman.spi.UpstreamError;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.ConnectException;
@@ -17,7 +18,11 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 /** Maps HTTP outcomes of both adapters onto {@link ProviderException}. Stateless. */
 final class ProviderErrors {
@@ -26,10 +31,14 @@ final class ProviderErrors {
   /** The rule of a stream cut at the adapter's content limit. */
   static final String STREAM_TOO_LARGE_RULE = "stream.too_large";
 
+  private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_.:\\[\\]-]+");
+  private static final Pattern HEADER_VALUE = Pattern.compile("[A-Za-z0-9 .:,;=/_+-]+");
+
   private ProviderErrors() {}
 
   /**
-   * Maps an error status and its body.
+   * Maps an error status and its body, knowing neither the credential nor the prompt (only
+   * credential shapes are scrubbed from the provider's message).
    *
    * @param status the HTTP status, 300 or above
    * @param headers the response headers
@@ -37,8 +46,25 @@ final class ProviderErrors {
    * @param now the current time, for HTTP-date retry-after values
    */
   static ProviderException fromStatus(int status, HttpHeaders headers, byte[] body, Instant now) {
+    return fromStatus(status, headers, body, now, ErrorScrubber.shapesOnly());
+  }
+
+  /**
+   * Maps an error status and its body. The provider's type, code and param are kept (in
+   * {@link UpstreamError}) with its retry and rate-limit headers; its message is cut and
+   * scrubbed of the credential, of credential shapes and of any run of the prompt.
+   *
+   * @param status the HTTP status, 300 or above
+   * @param headers the response headers
+   * @param body the response body (possibly partial)
+   * @param now the current time, for HTTP-date retry-after values
+   * @param scrubber what to remove from the provider's message
+   */
+  static ProviderException fromStatus(int status, HttpHeaders headers, byte[] body, Instant now,
+      ErrorScrubber scrubber) {
     String type = null;
     String code = null;
+    String param = null;
     String message = null;
     try {
       JsonNode root = Json.mapper().readTree(body);
@@ -46,6 +72,7 @@ final class ProviderErrors {
       if (error != null && error.isObject()) {
         type = text(error.get("type"));
         code = text(error.get("code"));
+        param = text(error.get("param"));
         message = text(error.get("message"));
       } else if (error != null && error.isTextual()) {
         message = error.asText();
@@ -53,16 +80,49 @@ final class ProviderErrors {
     } catch (IOException | RuntimeException e) {
       // Not JSON (a proxy's HTML page, for example): the status alone decides.
     }
+    type = token(type);
+    code = token(code);
+    param = token(param);
     ProviderErrorKind kind = kindOf(status, type, code, message);
-    String detail = "[" + kind.code() + "]" + (code != null ? " " + sanitize(code) : "")
-        + (type != null && !type.equals(code) ? " " + sanitize(type) : "")
-        + (message != null ? ": " + sanitize(message) : "");
+    String detail = "[" + kind.code() + "]" + (code != null ? " " + code : "")
+        + (type != null && !type.equals(code) ? " " + type : "")
+        + (message != null ? ": " + scrubber.scrub(sanitize(message)) : "");
     // A context-length refusal is the caller's request not fitting, whatever the status says.
     int reported = kind == ProviderErrorKind.CONTEXT_LENGTH ? 400 : status;
     if (reported != status) {
       detail = detail + " (HTTP " + status + ")";
     }
-    return ProviderException.answered(reported, detail, retryAfter(headers, now));
+    UpstreamError upstream = new UpstreamError(type, code, param, passedHeaders(headers));
+    return ProviderException.answered(reported, detail, retryAfter(headers, now), null,
+        upstream);
+  }
+
+  /** The headers a client of the gateway may act on: retry hints and rate-limit state. */
+  static Map<String, String> passedHeaders(HttpHeaders headers) {
+    Map<String, String> out = new TreeMap<>();
+    for (Map.Entry<String, List<String>> e : headers.map().entrySet()) {
+      String name = e.getKey().toLowerCase(Locale.ROOT);
+      if ((name.equals("retry-after") || name.equals("retry-after-ms")
+          || name.startsWith("x-ratelimit-")) && !e.getValue().isEmpty()) {
+        String value = e.getValue().get(0);
+        if (value.length() <= 64 && HEADER_VALUE.matcher(value).matches()) {
+          out.put(name, value);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * An error type, code or param as a provider sent it, kept only when it is a short
+   * identifier-like token (anything else could carry input or markup).
+   */
+  static String token(String value) {
+    if (value == null || value.isEmpty() || value.length() > 128
+        || !TOKEN.matcher(value).matches()) {
+      return null;
+    }
+    return value;
   }
 
   static ProviderErrorKind kindOf(int status, String type, String code, String message) {

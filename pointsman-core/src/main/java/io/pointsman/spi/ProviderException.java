@@ -30,23 +30,31 @@ public final class ProviderException extends PointsmanException {
     UNKNOWN
   }
 
+  /** The rule of a refusal because the provider account's quota is exhausted. */
+  public static final String QUOTA_EXHAUSTED_RULE = "upstream.insufficient_quota";
+
   private final Billing billing;
   private final boolean retryable;
+  private final boolean retryableOnSameDeployment;
   private final transient Duration retryAfter;
+  private final transient UpstreamError upstream;
 
   private ProviderException(
       Status status, String message, Billing billing, boolean retryable, Duration retryAfter,
       Throwable cause) {
-    this(status, null, message, billing, retryable, retryAfter, cause);
+    this(status, null, message, billing, retryable, retryable, retryAfter, null, cause);
   }
 
   private ProviderException(
       Status status, String rule, String message, Billing billing, boolean retryable,
-      Duration retryAfter, Throwable cause) {
+      boolean retryableOnSameDeployment, Duration retryAfter, UpstreamError upstream,
+      Throwable cause) {
     super(status, Stages.PROVIDER_ATTEMPT, rule, message, cause, true);
     this.billing = Objects.requireNonNull(billing, "billing");
     this.retryable = retryable;
+    this.retryableOnSameDeployment = retryable && retryableOnSameDeployment;
     this.retryAfter = retryAfter;
+    this.upstream = upstream;
   }
 
   /**
@@ -75,12 +83,40 @@ public final class ProviderException extends PointsmanException {
    */
   public static ProviderException answered(int httpStatus, String message, Duration retryAfter,
       String rule) {
+    return answered(httpStatus, message, retryAfter, rule, null);
+  }
+
+  /**
+   * The provider answered with an error status and said what it was in OpenAI's terms
+   * ({@link UpstreamError}: its type, code, param and retry headers), which {@link #upstream()}
+   * returns for a host to pass on. Its billing follows {@link #billingOf}.
+   *
+   * <p>An exhausted quota ({@link UpstreamError#quotaExhausted()}, whatever the status, OpenAI
+   * sends it with 429) is not a rate limit: waiting does not end it. It is reported with
+   * {@link Status#PAYMENT_REQUIRED} and rule {@value #QUOTA_EXHAUSTED_RULE}, is never retried
+   * on the deployment that sent it ({@link #retryableOnSameDeployment()} is false), and may be
+   * retried on another deployment, which may bill another account.
+   *
+   * @param httpStatus the provider's HTTP status
+   * @param message what the provider said (sanitized and scrubbed of credentials and prompt)
+   * @param retryAfter the provider's retry-after, or {@code null}
+   * @param rule the error's kind, or {@code null}
+   * @param upstream what the provider said in OpenAI's terms, or {@code null}
+   * @return the exception; retryable for 408, 409, 429 and 5xx
+   */
+  public static ProviderException answered(int httpStatus, String message, Duration retryAfter,
+      String rule, UpstreamError upstream) {
     boolean retryable = httpStatus == 408 || httpStatus == 409 || httpStatus == 429
         || httpStatus >= 500;
+    String text = "provider answered " + httpStatus + ": " + message;
+    if (upstream != null && upstream.quotaExhausted()) {
+      return new ProviderException(Status.PAYMENT_REQUIRED, QUOTA_EXHAUSTED_RULE, text,
+          billingOf(httpStatus), true, false, retryAfter, upstream, null);
+    }
     Status status = httpStatus == 429 ? Status.TOO_MANY_REQUESTS
         : httpStatus == 400 ? Status.BAD_REQUEST : Status.BAD_GATEWAY;
-    return new ProviderException(status, rule, "provider answered " + httpStatus + ": "
-        + message, billingOf(httpStatus), retryable, retryAfter, null);
+    return new ProviderException(status, rule, text, billingOf(httpStatus), retryable,
+        retryable, retryAfter, upstream, null);
   }
 
   /**
@@ -126,7 +162,7 @@ public final class ProviderException extends PointsmanException {
    */
   public static ProviderException abandoned(String rule, String message, Throwable cause) {
     return new ProviderException(Status.BAD_GATEWAY, Objects.requireNonNull(rule, "rule"),
-        message, Billing.UNKNOWN, false, null, cause);
+        message, Billing.UNKNOWN, false, false, null, null, cause);
   }
 
   /**
@@ -172,6 +208,27 @@ public final class ProviderException extends PointsmanException {
   }
 
   /**
+   * Returns whether another attempt on the deployment that failed may succeed. False when the
+   * failure is not retryable at all, and for a failure that only another deployment may get
+   * past, such as an exhausted quota: the gateway then retries elsewhere or fails the call.
+   *
+   * @return true when a retry on the same deployment may help
+   */
+  public boolean retryableOnSameDeployment() {
+    return retryableOnSameDeployment;
+  }
+
+  /**
+   * Returns what the provider said in OpenAI's terms: its error type, code, param and retry
+   * headers.
+   *
+   * @return the provider's error, or {@code null} when the failure was not an error answer
+   */
+  public UpstreamError upstream() {
+    return upstream;
+  }
+
+  /**
    * Returns the provider's retry-after hint.
    *
    * @return the hint, or {@code null}
@@ -192,7 +249,7 @@ public final class ProviderException extends PointsmanException {
       return this;
     }
     ProviderException copy = new ProviderException(status(), rule(), getMessage(), billing,
-        retryable, null, this);
+        retryable, retryableOnSameDeployment, null, upstream, this);
     return copy;
   }
 }

@@ -31,6 +31,9 @@ public interface RetryPolicy {
    */
   Duration retryAfter(int attempt, ProviderException failure);
 
+  /** The longest provider retry-after the default policy waits for before a retry. */
+  Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofSeconds(10);
+
   /**
    * Returns the default policy: {@code attempts(DEFAULT_MAX_ATTEMPTS)}.
    *
@@ -41,8 +44,13 @@ public interface RetryPolicy {
   }
 
   /**
-   * Returns a policy that retries retryable failures (408, 409, 429, 5xx, unknown outcomes)
-   * without a pause, up to {@code maxAttempts} attempts in all.
+   * Returns a policy that retries retryable failures (408, 409, 429, 5xx, unknown
+   * outcomes), up to {@code maxAttempts} attempts in all, without a pause unless the provider
+   * asked for one. A provider's retry-after ({@code retry-after}, {@code retry-after-ms}) is
+   * waited for before the retry on the deployment that sent it; a hint longer than
+   * {@link #DEFAULT_MAX_RETRY_AFTER} ends the retries on that deployment (the gateway asks
+   * again, without the hint, for another deployment: the hint concerns only the one that
+   * sent it).
    *
    * @param maxAttempts the attempt budget, 1 to 10
    * @return the policy
@@ -60,7 +68,14 @@ public interface RetryPolicy {
 
       @Override
       public Duration retryAfter(int attempt, ProviderException failure) {
-        return failure.retryable() && attempt < maxAttempts ? Duration.ZERO : null;
+        if (!failure.retryable() || attempt >= maxAttempts) {
+          return null;
+        }
+        Duration hint = failure.retryAfter();
+        if (hint == null) {
+          return Duration.ZERO;
+        }
+        return hint.compareTo(DEFAULT_MAX_RETRY_AFTER) > 0 ? null : hint;
       }
 
       @Override

@@ -12,8 +12,12 @@ import java.util.random.RandomGenerator;
  * provider's retry-after: the pause before attempt {@code k + 1} is a uniform draw from
  * {@code [0, min(maxBackoff, base * 2^(k-1))]}, raised to the provider's retry-after hint when
  * one came. A hint longer than {@code maxRetryAfter} stops retrying: holding a caller that long
- * is worse than failing it. Only retryable failures are retried. The gateway itself never
- * retries a stream after a chunk reached the caller, whatever the policy says.
+ * is worse than failing it. Only retryable failures are retried. The hint concerns the
+ * deployment that sent it: for a retry on another deployment the gateway asks again without it.
+ * The gateway itself never retries a stream after a chunk reached the caller, nor a failure
+ * that is not {@linkplain ProviderException#retryableOnSameDeployment() retryable on the same
+ * deployment} (an exhausted quota) on the deployment that reported it, whatever the policy
+ * says.
  *
  * <pre>{@code
  * RetryPolicy policy = BackoffRetryPolicy.builder().maxAttempts(3)

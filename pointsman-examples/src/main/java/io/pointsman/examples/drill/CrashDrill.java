@@ -758,12 +758,9 @@ public final class CrashDrill {
     }
   }
 
+  /** The rule that refused a call, which the facade names in {@code x-pointsman-rule}. */
   private static String errorCode(Answer a) {
-    try {
-      return Json.mapper().readTree(a.body).path("error").path("code").asText(null);
-    } catch (IOException e) {
-      return null;
-    }
+    return a.rule;
   }
 
   private void afterRestart(ChildFacade child, int c, List<String> heldNow) throws Exception {
@@ -970,7 +967,8 @@ public final class CrashDrill {
   // ------------------------------------------------------------------ HTTP
 
   /** A response as the drill's client saw it. */
-  private record Answer(int status, String body, String costHeader, String stage) {
+  private record Answer(int status, String body, String costHeader, String stage,
+      String rule) {
     boolean complete() {
       return !body.startsWith("data:") || body.contains("data: [DONE]");
     }
@@ -987,7 +985,8 @@ public final class CrashDrill {
         .POST(HttpRequest.BodyPublishers.ofString(body)).build();
     return http.sendAsync(req, HttpResponse.BodyHandlers.ofString()).thenApply(r -> new Answer(
         r.statusCode(), r.body(), r.headers().firstValue("x-pointsman-cost-micros")
-            .orElse(null), r.headers().firstValue("x-pointsman-stage").orElse(null)));
+            .orElse(null), r.headers().firstValue("x-pointsman-stage").orElse(null),
+        r.headers().firstValue("x-pointsman-rule").orElse(null)));
   }
 
   private static long cost(Answer a) {

@@ -8,9 +8,12 @@ import io.pointsman.cache.exact.CaffeineExactCache;
 import io.pointsman.cache.redis.RedisConnection;
 import io.pointsman.catalog.ModelCatalog;
 import io.pointsman.catalog.ModelSpec;
-import io.pointsman.catalog.Price;
 import io.pointsman.journal.JournalAccounting;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.pointsman.PointsmanException;
+import io.pointsman.Stages;
+import io.pointsman.Status;
+import io.pointsman.model.ChatRequest;
 import io.pointsman.examples.LedgerDatabase;
 import io.pointsman.ledger.HoldDecision;
 import io.pointsman.ledger.PostgresLedger;
@@ -92,6 +95,10 @@ public final class Facade implements AutoCloseable {
   private final int recoveredResettled;
 
   private Facade(FacadeConfig config) {
+    this(config, null);
+  }
+
+  private Facade(FacadeConfig config, String upstreamSecret) {
     this.config = config;
     LedgerDatabase db = null;
     RedisConnection shared = null;
@@ -145,11 +152,7 @@ public final class Facade implements AutoCloseable {
 
       ModelCatalog.Builder mb = ModelCatalog.builder();
       for (FacadeConfig.ModelEntry m : config.models()) {
-        mb.model(ModelSpec.builder(m.name()).aliases(m.aliases().toArray(String[]::new))
-            .contextWindow(m.contextWindow()).maxOutputTokens(m.maxOutputTokens())
-            .price(new Price(m.inputPerMillion(), m.outputPerMillion(),
-                m.cachedInputPerMillion()))
-            .capabilities(ModelSpec.STREAMING, ModelSpec.TOOLS).build());
+        mb.model(m.spec());
       }
       models = mb.build();
 
@@ -169,14 +172,16 @@ public final class Facade implements AutoCloseable {
       }
 
       Gateway.Builder gb = Gateway.builder().authenticator(keys).models(models).limiter(limiter)
-          .cache(cache).journal(JournalAccounting.at(journalDir)).ledger(ledger);
+          .cache(cache).journal(JournalAccounting.at(journalDir)).ledger(ledger)
+          .maxAttempts(config.maxAttempts());
       if (config.upstream() == null) {
         gb.provider("fixture", FixtureProvider.builder().build());
         for (FacadeConfig.ModelEntry m : config.models()) {
           gb.deployment(Deployment.of("fixture-" + m.name(), "fixture", m.name()));
         }
       } else {
-        String secret = System.getenv(config.upstreamKeyEnv());
+        String secret = upstreamSecret != null ? upstreamSecret
+            : System.getenv(config.upstreamKeyEnv());
         gb.provider("upstream", OpenAiProvider.builder().name("upstream")
             .baseUri(URI.create(config.upstream()))
             .credential(Credential.of(secret == null || secret.isBlank() ? "unset" : secret))
@@ -235,6 +240,14 @@ public final class Facade implements AutoCloseable {
    */
   public static Facade open(FacadeConfig config) {
     return new Facade(config);
+  }
+
+  /**
+   * Opens the facade with the upstream's API key given rather than read from
+   * {@link FacadeConfig#upstreamKeyEnv()} (tests of what the facade does with it).
+   */
+  static Facade open(FacadeConfig config, String upstreamSecret) {
+    return new Facade(config, upstreamSecret);
   }
 
   private static Scope scope(String text) {
@@ -314,6 +327,31 @@ public final class Facade implements AutoCloseable {
    */
   public ModelCatalog models() {
     return models;
+  }
+
+  /**
+   * Refuses a request for a capability its model was not configured with and that the
+   * gateway's own model resolution does not check: structured output
+   * ({@code response_format} of type {@code json_schema}) needs
+   * {@value FacadeConfig.ModelEntry#JSON_SCHEMA}. An unknown model is left to the gateway
+   * (404). Tools, streaming and images are checked by the gateway against the same
+   * configured capabilities.
+   *
+   * @param request the request
+   * @throws PointsmanException with status 400, stage {@code model.resolve} and rule
+   *     {@code capability:json_schema}
+   */
+  public void checkCapabilities(ChatRequest request) {
+    ModelSpec spec = request.model() == null ? null : models.find(request.model());
+    if (spec == null || spec.supports(FacadeConfig.ModelEntry.JSON_SCHEMA)) {
+      return;
+    }
+    JsonNode format = request.responseFormat();
+    if (format != null && "json_schema".equals(format.path("type").asText())) {
+      throw PointsmanException.denied(Status.BAD_REQUEST, Stages.MODEL_RESOLVE,
+          "capability:" + FacadeConfig.ModelEntry.JSON_SCHEMA, spec.name()
+              + " does not support " + FacadeConfig.ModelEntry.JSON_SCHEMA);
+    }
   }
 
   /**

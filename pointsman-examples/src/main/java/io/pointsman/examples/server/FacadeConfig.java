@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pointsman.auth.VirtualKeys;
+import io.pointsman.catalog.ModelSpec;
+import io.pointsman.catalog.Price;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -19,7 +21,8 @@ import java.util.Objects;
  * overrides. Every field has an embedded default: port 8080, a data directory
  * {@value #DEFAULT_DATA_DIR} relative to the working directory (holding the journal and the
  * embedded PostgreSQL's files, both kept between starts), in-process counters and cache, the
- * in-process fixture provider, one model and one generated key. The durable profile never runs
+ * in-process fixture provider, one model and one generated key. A file sets any subset of the
+ * fields (the rest keep their defaults). The durable profile never runs
  * on a temporary journal: a crash must leave its unsettled records where the next start looks.
  * Immutable.
  *
@@ -29,11 +32,14 @@ import java.util.Objects;
  *   "journal": "/var/lib/pointsman/journal",
  *   "postgresUrl": "jdbc:postgresql://127.0.0.1:5432/pointsman?user=postgres",
  *   "redisUrl": "redis://127.0.0.1:6379", "redisPrefix": "pm:prod",
- *   "upstream": "https://api.openai.com", "upstreamKeyEnv": "OPENAI_API_KEY",
- *   "adminToken": "change-me", "floorPercent": 10,
+ *   "upstream": "https://api.openai.com/v1", "upstreamKeyEnv": "OPENAI_API_KEY",
+ *   "adminToken": "change-me", "floorPercent": 10, "maxAttempts": 2,
  *   "models": [{"name": "gpt-4o-mini", "inputPerMillion": 150000,
- *               "outputPerMillion": 600000, "cachedInputPerMillion": 75000}],
- *   "keys": [{"key": "pm-...", "id": "key-app", "team": "checkout", "org": "acme"}],
+ *               "outputPerMillion": 600000, "cachedInputPerMillion": 75000},
+ *              {"name": "gpt-4o", "inputPerMillion": 2500000, "outputPerMillion": 10000000,
+ *               "capabilities": ["streaming", "tools", "json_schema", "vision"]}],
+ *   "keys": [{"key": "pm-replace-with-a-generated-key", "id": "key-app", "team": "checkout",
+ *             "org": "acme"}],
  *   "budgets": [{"scope": "team:checkout", "limitMicros": 5000000}]
  * }
  * }</pre>
@@ -63,20 +69,26 @@ import java.util.Objects;
  *     cache's (a server that never evicts); null for {@code redisUrl}
  * @param allowEvictionPolicy true to accept a counters' Redis whose {@code maxmemory-policy}
  *     is not {@code noeviction} (logged as a warning at every start); false refuses it
+ * @param maxAttempts how many upstream attempts one call may make (1 to 10; 0 for 2): a
+ *     retryable failure is retried (after the upstream's retry-after, when it sent one of at
+ *     most 10 s) until then. A client that retries on its own multiplies this: set 1 when the
+ *     clients retry (docs/operations.md has the counts per client)
  */
 public record FacadeConfig(
     int port, String journal, String postgresUrl, String redisUrl, String redisPrefix,
     String upstream, String upstreamKeyEnv, String adminToken, int floorPercent,
     int drainSeconds, String portFile, List<ModelEntry> models, List<KeyEntry> keys,
     List<BudgetEntry> budgets, String dataDir, String countersRedisUrl,
-    boolean allowEvictionPolicy) {
+    boolean allowEvictionPolicy, int maxAttempts) {
 
   /** The default data directory, relative to the working directory. */
   public static final String DEFAULT_DATA_DIR = "pointsman-data";
 
+  // A number left out of a model, key or budget entry is 0, which means its default; the
+  // top-level fields left out take defaults()'s values (read() merges the file onto them).
   private static final ObjectMapper MAPPER = new ObjectMapper()
       .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-      .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+      .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
 
   /**
    * Validates the fields and fills defaults.
@@ -90,6 +102,10 @@ public record FacadeConfig(
     if (floorPercent < 0 || floorPercent > 100) {
       throw new IllegalArgumentException("floorPercent must be 0 to 100: " + floorPercent);
     }
+    if (maxAttempts < 0 || maxAttempts > 10) {
+      throw new IllegalArgumentException("maxAttempts must be 1 to 10 (0 for 2): " + maxAttempts);
+    }
+    maxAttempts = maxAttempts == 0 ? 2 : maxAttempts;
     if (drainSeconds < 0) {
       throw new IllegalArgumentException("drainSeconds must not be negative: " + drainSeconds);
     }
@@ -101,6 +117,38 @@ public record FacadeConfig(
     dataDir = dataDir == null || dataDir.isBlank() ? DEFAULT_DATA_DIR : dataDir;
     countersRedisUrl = countersRedisUrl == null || countersRedisUrl.isBlank() ? null
         : countersRedisUrl;
+  }
+
+  /**
+   * A configuration with two upstream attempts per call.
+   *
+   * @param port the port to listen on, 0 for any free port
+   * @param journal the journal directory; null for {@code journal} under the data directory
+   * @param postgresUrl the JDBC URL of the ledger database; null for an embedded server
+   * @param redisUrl the shared Redis URI, or null
+   * @param redisPrefix the prefix of every Redis key
+   * @param upstream the upstream's base URI, or null for the fixture provider
+   * @param upstreamKeyEnv the environment variable holding the upstream's API key
+   * @param adminToken the admin endpoints' bearer token, or null
+   * @param floorPercent an interrupted call's floor as a percentage of its hold
+   * @param drainSeconds how long a graceful shutdown waits for open exchanges
+   * @param portFile where to write the bound port, or null
+   * @param models the models served
+   * @param keys the virtual keys accepted
+   * @param budgets the budgets enforced
+   * @param dataDir the data directory, or null for the default
+   * @param countersRedisUrl the counters' Redis URI, or null for {@code redisUrl}
+   * @param allowEvictionPolicy whether a counters' Redis that may evict is accepted
+   */
+  public FacadeConfig(
+      int port, String journal, String postgresUrl, String redisUrl, String redisPrefix,
+      String upstream, String upstreamKeyEnv, String adminToken, int floorPercent,
+      int drainSeconds, String portFile, List<ModelEntry> models, List<KeyEntry> keys,
+      List<BudgetEntry> budgets, String dataDir, String countersRedisUrl,
+      boolean allowEvictionPolicy) {
+    this(port, journal, postgresUrl, redisUrl, redisPrefix, upstream, upstreamKeyEnv,
+        adminToken, floorPercent, drainSeconds, portFile, models, keys, budgets, dataDir,
+        countersRedisUrl, allowEvictionPolicy, 0);
   }
 
   /**
@@ -201,7 +249,9 @@ public record FacadeConfig(
   }
 
   /**
-   * Reads a configuration file.
+   * Reads a configuration file. A field the file leaves out (or sets to null) has its
+   * {@linkplain #defaults() default}, except the models (the default model), keys and budgets
+   * (none): a file that names no key accepts none.
    *
    * @param file the JSON file
    * @return the configuration
@@ -210,7 +260,19 @@ public record FacadeConfig(
    */
   public static FacadeConfig read(Path file) {
     try {
-      return MAPPER.readValue(Files.readAllBytes(file), FacadeConfig.class);
+      com.fasterxml.jackson.databind.JsonNode given = MAPPER.readTree(Files.readAllBytes(file));
+      if (given == null || !given.isObject()) {
+        throw new IllegalArgumentException("invalid configuration " + file
+            + ": the file must hold a JSON object");
+      }
+      ObjectNode tree = MAPPER.valueToTree(defaults());
+      tree.remove(List.of("models", "keys", "budgets"));
+      for (Map.Entry<String, com.fasterxml.jackson.databind.JsonNode> e : given.properties()) {
+        if (!e.getValue().isNull()) {
+          tree.set(e.getKey(), e.getValue());
+        }
+      }
+      return MAPPER.treeToValue(tree, FacadeConfig.class);
     } catch (com.fasterxml.jackson.core.JacksonException e) {
       throw new IllegalArgumentException("invalid configuration " + file + ": "
           + e.getOriginalMessage(), e);
@@ -238,7 +300,8 @@ public record FacadeConfig(
    * first), {@code --port N}, {@code --data-dir DIR}, {@code --journal DIR},
    * {@code --postgres-url URL}, {@code --drain-seconds N},
    * {@code --redis-url URI}, {@code --redis-prefix P}, {@code --upstream URI},
-   * {@code --admin-token T}, {@code --port-file FILE}.
+   * {@code --admin-token T}, {@code --port-file FILE}, {@code --counters-redis-url URI},
+   * {@code --max-attempts N}.
    *
    * @param args the arguments
    * @return the configuration
@@ -286,6 +349,7 @@ public record FacadeConfig(
     m.put("--admin-token", "adminToken");
     m.put("--port-file", "portFile");
     m.put("--drain-seconds", "drainSeconds");
+    m.put("--max-attempts", "maxAttempts");
     return Collections.unmodifiableMap(m);
   }
 
@@ -297,19 +361,35 @@ public record FacadeConfig(
   }
 
   /**
-   * A model served, with its price in micro-units per million tokens.
+   * A model served, with its price in micro-units per million tokens and what it supports.
    *
    * @param name the model's name
    * @param aliases other names it answers to
    * @param inputPerMillion the input price
    * @param outputPerMillion the output price
    * @param cachedInputPerMillion the cached-input price
-   * @param contextWindow the context window in tokens
-   * @param maxOutputTokens the output cap in tokens
+   * @param contextWindow the context window in tokens; 0 for 128,000
+   * @param maxOutputTokens the output cap in tokens; 0 for 16,384
+   * @param capabilities what the model supports, of {@value #STREAMING}, {@value #TOOLS},
+   *     {@value #JSON_SCHEMA} and {@value #VISION}; null or empty for the first three (a
+   *     request with an {@code image_url} part is refused unless {@value #VISION} is listed)
+   * @param imageTokens the most input tokens one image part may cost (what the admission's
+   *     bound and the hold count per image); 0 for {@link ModelSpec#DEFAULT_IMAGE_TOKENS}
    */
   public record ModelEntry(
       String name, List<String> aliases, long inputPerMillion, long outputPerMillion,
-      long cachedInputPerMillion, long contextWindow, long maxOutputTokens) {
+      long cachedInputPerMillion, long contextWindow, long maxOutputTokens,
+      List<String> capabilities, long imageTokens) {
+    /** Streamed answers ({@code "stream": true}). */
+    public static final String STREAMING = ModelSpec.STREAMING;
+    /** Tool calls ({@code tools}). */
+    public static final String TOOLS = ModelSpec.TOOLS;
+    /** Structured output ({@code response_format} of type {@code json_schema}). */
+    public static final String JSON_SCHEMA = "json_schema";
+    /** Image input ({@code image_url} content parts). */
+    public static final String VISION = ModelSpec.VISION;
+    private static final List<String> KNOWN = List.of(STREAMING, TOOLS, JSON_SCHEMA, VISION);
+
     static final ModelEntry DEFAULT = new ModelEntry("gpt-4o-mini", List.of("mini"), 150_000,
         600_000, 75_000, 128_000, 16_384);
 
@@ -317,12 +397,56 @@ public record FacadeConfig(
      * Validates the fields and fills defaults.
      *
      * @throws NullPointerException if name is null
+     * @throws IllegalArgumentException if a capability is unknown or imageTokens is negative
      */
     public ModelEntry {
       Objects.requireNonNull(name, "model name");
       aliases = aliases == null ? List.of() : List.copyOf(aliases);
       contextWindow = contextWindow == 0 ? 128_000 : contextWindow;
       maxOutputTokens = maxOutputTokens == 0 ? 16_384 : maxOutputTokens;
+      capabilities = capabilities == null || capabilities.isEmpty()
+          ? List.of(STREAMING, TOOLS, JSON_SCHEMA) : List.copyOf(capabilities);
+      for (String c : capabilities) {
+        if (!KNOWN.contains(c)) {
+          throw new IllegalArgumentException("model " + name + ": unknown capability " + c
+              + " (known: " + String.join(", ", KNOWN) + ")");
+        }
+      }
+      if (imageTokens < 0) {
+        throw new IllegalArgumentException("model " + name + ": imageTokens must not be"
+            + " negative: " + imageTokens);
+      }
+      imageTokens = imageTokens == 0 ? ModelSpec.DEFAULT_IMAGE_TOKENS : imageTokens;
+    }
+
+    /**
+     * A model with the default capabilities (streaming, tools, JSON schema; no vision).
+     *
+     * @param name the model's name
+     * @param aliases other names it answers to
+     * @param inputPerMillion the input price
+     * @param outputPerMillion the output price
+     * @param cachedInputPerMillion the cached-input price
+     * @param contextWindow the context window in tokens; 0 for the default
+     * @param maxOutputTokens the output cap in tokens; 0 for the default
+     */
+    public ModelEntry(String name, List<String> aliases, long inputPerMillion,
+        long outputPerMillion, long cachedInputPerMillion, long contextWindow,
+        long maxOutputTokens) {
+      this(name, aliases, inputPerMillion, outputPerMillion, cachedInputPerMillion,
+          contextWindow, maxOutputTokens, null, 0);
+    }
+
+    /**
+     * Returns the model as the catalog serves it.
+     *
+     * @return the spec
+     */
+    public ModelSpec spec() {
+      return ModelSpec.builder(name).aliases(aliases.toArray(String[]::new))
+          .contextWindow(contextWindow).maxOutputTokens(maxOutputTokens)
+          .price(new Price(inputPerMillion, outputPerMillion, cachedInputPerMillion))
+          .capabilities(capabilities.toArray(String[]::new)).imageTokens(imageTokens).build();
     }
   }
 

@@ -61,15 +61,17 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code POST /v1/chat/completions}: plain and streamed ({@code "stream": true}, Server-Sent
  *       Events ending in {@code data: [DONE]}); {@code Authorization: Bearer <virtual key>};
- *       {@code X-Cache-Control: no-cache | no-store}; {@code X-Request-Id} is passed through when
+ *       {@code X-Cache-Control: no-cache | no-store} (else the standard {@code Cache-Control}'s
+ *       directives, {@link FacadeRequests#cacheControl}); {@code X-Request-Id} is passed through when
  *       well-formed (1 to 128 characters of {@code [A-Za-z0-9._:-]}), else one is made.
  *       Responses carry {@code x-request-id}, {@code x-pointsman-event-id},
  *       {@code x-pointsman-cache}, {@code x-pointsman-cost-micros},
  *       {@code x-pointsman-cost-estimated}, {@code x-pointsman-attempts} and, per matched
  *       limit, {@code x-ratelimit-limit-<rule>}, {@code x-ratelimit-remaining-<rule>} and
- *       {@code x-ratelimit-reset-<rule>}. A stream's cost is known only at its end, so it is
- *       sent as an SSE comment ({@code : pointsman cost_micros=...}) before {@code [DONE]}; the
- *       final event is written only after the call's usage record is durable.</li>
+ *       {@code x-ratelimit-reset-<rule>}. A stream's cost is known only at its end: the usage
+ *       chunk is held back and sent with it ({@link StreamCost}), and an SSE comment
+ *       ({@code : pointsman cost_micros=...}) precedes {@code [DONE]}; the final events are
+ *       written only after the call's usage record is durable.</li>
  *   <li>{@code GET /v1/models}: the models a valid key may see.</li>
  *   <li>{@code GET /metrics}: Prometheus text: stage timings, requests by route and status,
  *       journal backlog, unresolved holds, cache counters, component health; the values that
@@ -86,8 +88,9 @@ import org.slf4j.LoggerFactory;
  *       items), {@code POST /admin/quarantine/redrive} (re-drives them).</li>
  * </ul>
  *
- * <p>Errors are OpenAI-shaped ({@code {"error": {"message", "type", "code"}}}) with the
- * gateway's HTTP status. {@link #close()} refuses new requests, lets open exchanges finish
+ * <p>Errors are in OpenAI's error contract, as {@link ErrorAnswer} makes them (status, body and
+ * headers, {@code x-request-id} on every answer). A stream that fails after its first event
+ * ends with {@link ErrorAnswer#streamEvent()} and an aborted response (no terminating chunk). {@link #close()} refuses new requests, lets open exchanges finish
  * for the configured drain time, cancels the streams still open (accounted as cancelled, each
  * client told with an SSE error event), then closes the facade, which drains the journal into
  * PostgreSQL.
@@ -96,7 +99,6 @@ public final class FacadeServer implements AutoCloseable {
   /** The largest request body accepted. */
   public static final int MAX_BODY_BYTES = 32 << 20;
   private static final Logger LOG = LoggerFactory.getLogger(FacadeServer.class);
-  private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
   private static final Pattern HEADER_NAME = Pattern.compile("[^a-z0-9]+");
   private static final byte[] DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
@@ -110,6 +112,7 @@ public final class FacadeServer implements AutoCloseable {
   private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final Set<LiveStream> streams = ConcurrentHashMap.newKeySet();
+  private final Map<HttpExchange, String> requestIds = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   private FacadeServer(Facade facade, HttpServer server, ThreadPoolExecutor workers) {
@@ -218,6 +221,7 @@ public final class FacadeServer implements AutoCloseable {
         return;
       }
       ChatRequest request = Json.readRequest(body);
+      facade.checkCapabilities(request);
       CallOptions options = options(ex, key);
       if (Boolean.TRUE.equals(request.stream())) {
         stream(ex, request, options);
@@ -238,21 +242,11 @@ public final class FacadeServer implements AutoCloseable {
 
   private CallOptions options(HttpExchange ex, String key) {
     Headers in = ex.getRequestHeaders();
-    String requestId = in.getFirst("X-Request-Id");
-    if (requestId == null || !REQUEST_ID.matcher(requestId).matches()) {
-      requestId = "req-" + UUID.randomUUID();
-    }
-    CallOptions.Builder b = CallOptions.builder(key).requestId(requestId);
-    String cache = in.getFirst("X-Cache-Control");
+    CallOptions.Builder b = CallOptions.builder(key).requestId(requestId(ex));
+    CacheControl cache = FacadeRequests.cacheControl(in.getFirst("X-Cache-Control"),
+        in.getFirst("Cache-Control"));
     if (cache != null) {
-      switch (cache.trim().toLowerCase(Locale.ROOT)) {
-        case "no-cache" -> b.cacheControl(CacheControl.NO_CACHE);
-        case "no-store" -> b.cacheControl(CacheControl.NO_STORE);
-        case "", "default" -> { }
-        default -> throw PointsmanException.badRequest("facade",
-            "X-Cache-Control must be no-cache or no-store, not "
-            + Json.quoteForMessage(cache));
-      }
+      b.cacheControl(cache);
     }
     return b.build();
   }
@@ -292,6 +286,7 @@ public final class FacadeServer implements AutoCloseable {
       throws IOException {
     Headers h = ex.getResponseHeaders();
     boolean[] started = {false};
+    ChatChunk[] usageChunk = {null};
     OutputStream os = ex.getResponseBody();
     LiveStream live = new LiveStream(os);
     streams.add(live);
@@ -312,6 +307,11 @@ public final class FacadeServer implements AutoCloseable {
             if (live.ended()) {
               // The shutdown ended this stream for a silent upstream; stop here, accounted.
               live.control.cancel();
+              return;
+            }
+            if (StreamCost.isUsageChunk(chunk)) {
+              // Sent with the call's cost once the record is durable.
+              usageChunk[0] = chunk;
               return;
             }
             try {
@@ -337,11 +337,12 @@ public final class FacadeServer implements AutoCloseable {
       if (!started[0]) {
         throw e;
       }
-      // Output already reached the client: end the stream with an error event.
+      // Output already reached the client: end the stream with an error event, then abort the
+      // response (no terminating chunk), so that every client reports an error.
       count("chat", e.status().httpStatus());
       if (live.end()) {
-        writeQuietly(os, errorEvent(e.status(), e.rule(), e.getMessage()));
-        closeQuietly(os);
+        writeQuietly(os, ErrorAnswer.of(e, options.requestId()).streamEvent());
+        throw new AbortedResponse(os);
       }
       return;
     } catch (UncheckedIOException e) {
@@ -367,6 +368,9 @@ public final class FacadeServer implements AutoCloseable {
       ex.sendResponseHeaders(200, 0);
     }
     try {
+      if (usageChunk[0] != null) {
+        os.write(frame(StreamCost.withCost(usageChunk[0], result)));
+      }
       os.write(costComment(result));
       os.write(DONE);
       os.close();
@@ -405,8 +409,7 @@ public final class FacadeServer implements AutoCloseable {
   }
 
   private static byte[] errorEvent(Status status, String code, String message) {
-    return ("data: " + Json.write(errorBody(status, code, message)) + "\n\n")
-        .getBytes(StandardCharsets.UTF_8);
+    return ErrorAnswer.of(status, code, message, "req-" + UUID.randomUUID()).streamEvent();
   }
 
   private static byte[] frame(ChatChunk chunk) {
@@ -629,6 +632,7 @@ public final class FacadeServer implements AutoCloseable {
 
   private void guard(HttpExchange ex, String route, Handler h) throws IOException {
     inFlight.incrementAndGet();
+    boolean aborted = false;
     try {
       if (closed) {
         error(ex, route, Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting down");
@@ -636,21 +640,22 @@ public final class FacadeServer implements AutoCloseable {
       }
       h.handle();
     } catch (PointsmanException e) {
-      if (e.stage() != null) {
-        ex.getResponseHeaders().set("x-pointsman-stage", e.stage());
-      }
-      // OpenAI's code for any refused key; otherwise the rule that decided, else the stage.
-      String code = e.status() == Status.UNAUTHORIZED ? "invalid_api_key"
-          : e.rule() == null ? e.stage() : e.rule();
-      errorQuietly(ex, route, e.status(), code, e.getMessage());
+      answerQuietly(ex, route, ErrorAnswer.of(e, requestId(ex)));
+    } catch (AbortedResponse e) {
+      // Leaving the handler with the exchange open makes the server drop the connection
+      // without the terminating chunk.
+      aborted = true;
+      throw new IOException("response aborted after an error event", e);
     } catch (UncheckedIOException e) {
       count(route, 499);
     } catch (RuntimeException e) {
       LOG.error("unexpected failure on {}", route, e);
-      errorQuietly(ex, route, Status.INTERNAL, "internal_error",
-          "internal error (" + e.getClass().getSimpleName() + ")");
+      errorQuietly(ex, route, Status.INTERNAL, "internal_error", "internal error");
     } finally {
-      ex.close();
+      if (!aborted) {
+        ex.close();
+      }
+      requestIds.remove(ex);
       exchangeEnded();
     }
   }
@@ -675,17 +680,45 @@ public final class FacadeServer implements AutoCloseable {
 
   private void error(HttpExchange ex, String route, Status status, String code, String message)
       throws IOException {
-    if (status == Status.UNAUTHORIZED) {
-      ex.getResponseHeaders().set("WWW-Authenticate", "Bearer");
-    }
-    json(ex, route, status.httpStatus(), Json.writeBytes(errorBody(status, code, message)));
+    answer(ex, route, ErrorAnswer.of(status, code, message, requestId(ex)));
   }
 
-  private static ObjectNode errorBody(Status status, String code, String message) {
-    ObjectNode body = Json.mapper().createObjectNode();
-    body.putObject("error").put("message", message)
-        .put("type", status.name().toLowerCase(Locale.ROOT)).put("code", code).putNull("param");
-    return body;
+  private void answerQuietly(HttpExchange ex, String route, ErrorAnswer a) {
+    try {
+      answer(ex, route, a);
+    } catch (IOException | RuntimeException e) {
+      // Headers were already sent or the client went away; nothing more can be said.
+      count(route, 499);
+    }
+  }
+
+  private void answer(HttpExchange ex, String route, ErrorAnswer a) throws IOException {
+    Headers h = ex.getResponseHeaders();
+    a.headers().forEach(h::set);
+    json(ex, route, a.status(), a.body());
+  }
+
+  /**
+   * The exchange's request id: the client's {@code X-Request-Id} when well-formed. Kept per
+   * exchange here (the JDK server's exchange attributes are its context's, shared by all).
+   */
+  private String requestId(HttpExchange ex) {
+    return requestIds.computeIfAbsent(ex,
+        e -> FacadeRequests.requestId(e.getRequestHeaders().getFirst("X-Request-Id")));
+  }
+
+  /** Ends a handler whose response must be aborted rather than completed. */
+  private static final class AbortedResponse extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    AbortedResponse(OutputStream os) {
+      super("aborted", null, false, false);
+      try {
+        os.flush();
+      } catch (IOException e) {
+        // The client is gone; the abort follows anyway.
+      }
+    }
   }
 
   private void json(HttpExchange ex, String route, int status, byte[] body) throws IOException {

@@ -42,4 +42,30 @@ class FacadeConfigTest {
     assertThatThrownBy(() -> FacadeConfig.fromArgs("--port", "70000"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("port");
   }
+
+  @Test
+  void aFileThatLeavesFieldsOutGetsTheirDefaultsAndModelsTheirCapabilities() throws Exception {
+    Path file = dir.resolve("partial.json");
+    java.nio.file.Files.writeString(file, "{\"postgresUrl\": \"jdbc:postgresql://db/x\","
+        + " \"redisUrl\": null, \"models\": [{\"name\": \"m\", \"inputPerMillion\": 1,"
+        + " \"outputPerMillion\": 2}, {\"name\": \"v\", \"capabilities\": [\"vision\"],"
+        + " \"imageTokens\": 900}]}");
+    FacadeConfig c = FacadeConfig.read(file);
+    assertThat(c.port()).isEqualTo(8080);
+    assertThat(c.drainSeconds()).isEqualTo(10);
+    assertThat(c.maxAttempts()).isEqualTo(2);
+    assertThat(c.keys()).isEmpty();
+    FacadeConfig.ModelEntry m = c.models().get(0);
+    assertThat(m.contextWindow()).isEqualTo(128_000);
+    assertThat(m.spec().supports("tools")).isTrue();
+    assertThat(m.spec().supports("vision")).isFalse();
+    FacadeConfig.ModelEntry v = c.models().get(1);
+    assertThat(v.spec().supports("vision")).isTrue();
+    assertThat(v.spec().imageTokens()).isEqualTo(900);
+
+    java.nio.file.Files.writeString(file, "{\"models\": [{\"name\": \"m\","
+        + " \"capabilities\": [\"telepathy\"]}]}");
+    assertThatThrownBy(() -> FacadeConfig.read(file))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("telepathy");
+  }
 }

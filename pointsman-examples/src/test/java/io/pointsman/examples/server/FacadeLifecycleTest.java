@@ -198,8 +198,10 @@ class FacadeLifecycleTest {
         assertThat(refused.statusCode()).isEqualTo(503);
         assertThat(refused.headers().firstValue("x-pointsman-stage"))
             .hasValue("ratelimit.reserve");
+        assertThat(refused.headers().firstValue("x-pointsman-rule"))
+            .hasValue("budget.unconfirmed");
         assertThat(FacadeHttp.json(refused).path("error").path("code").asText())
-            .isEqualTo("budget.unconfirmed");
+            .isEqualTo("service_unavailable");
         assertThat(FacadeHttp.failed(http.awaitHealth(h -> FacadeHttp.failed(h, "budgets"),
             WAIT), "database")).isTrue();
 

@@ -164,7 +164,7 @@ class FacadeServerTest {
     HttpResponse<String> badJson = post("/v1/chat/completions", key, "{\"model\":");
     assertThat(badJson.statusCode()).isEqualTo(400);
     assertThat(Json.mapper().readTree(badJson.body()).path("error").path("type").asText())
-        .isEqualTo("bad_request");
+        .isEqualTo("invalid_request_error");
     HttpResponse<String> unknownModel = post("/v1/chat/completions", key,
         chat("x", false).replace("gpt-4o-mini", "no-such-model"));
     assertThat(unknownModel.statusCode()).isEqualTo(404);

@@ -158,7 +158,8 @@ class OpenAiSdkTest {
         () -> client.chat().completions().create(params("hello", 50).build()));
     assertThat(e).isNotNull();
     assertThat(e.statusCode()).isEqualTo(401);
-    assertThat(e.type()).hasValue("unauthorized");
+    assertThat(e.type()).hasValue("authentication_error");
+    assertThat(e.code()).hasValue("invalid_api_key");
     assertThat(e.headers().values("www-authenticate")).containsExactly("Bearer");
     // Refused at authentication: without an identity there is nobody to charge, so no row.
   }
@@ -173,7 +174,8 @@ class OpenAiSdkTest {
     expectedRows.add("REJECTED/402");
     assertThat(plain).isNotNull();
     assertThat(plain.statusCode()).isEqualTo(402);
-    assertThat(plain.type()).hasValue("payment_required");
+    assertThat(plain.type()).hasValue("insufficient_quota");
+    assertThat(plain.code()).hasValue("insufficient_quota");
 
     // A stream is refused before its first event, so the SDK sees the status, not a stream.
     OpenAIServiceException streamed = catchThrowableOfType(OpenAIServiceException.class,
