@@ -10,9 +10,11 @@ import io.pointsman.cache.InMemoryExactCache;
 import io.pointsman.cache.redis.RedisConnection;
 import io.pointsman.cache.tiered.CacheCounters;
 import io.pointsman.cache.tiered.CacheCounters.Counter;
+import io.pointsman.cache.tiered.PendingStores;
 import io.pointsman.cache.tiered.StoreExecutors;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.ChatResponse;
+import io.pointsman.model.Content;
 import io.pointsman.model.Json;
 import io.pointsman.model.Message;
 import io.pointsman.model.Role;
@@ -90,7 +92,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   private static final int MEMO_MAX_CHARS = 2048;
 
   private final MiniLmEmbedder embedder;
-  private final LexicalVerifier verifier;
+  private final HitVerifier verifier;
   private final double threshold;
   private final Duration ttl;
   private final int maxEntries;
@@ -110,6 +112,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   private final Cache<String, float[]> recentEmbeddings =
       Caffeine.newBuilder().maximumSize(1024).executor(Runnable::run).build();
   private final ReentrantLock syncLock = new ReentrantLock();
+  private final PendingStores pending = new PendingStores();
   private volatile String lastStreamId = "0-0";
 
   private record Entry(String text, ChatResponse response, Instant expiresAt) {}
@@ -217,7 +220,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
       if (n.similarity() < threshold) {
         break;
       }
-      LexicalVerifier.Verdict verdict = verifier.verify(text, entry.text());
+      Verdict verdict = verifier.verify(text, entry.text());
       if (verdict.agrees()) {
         counters.increment(Counter.SEMANTIC_HITS);
         return new SemanticLookup(new CacheLookup(new CacheStatus(CacheOutcome.HIT, LAYER,
@@ -259,7 +262,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     Instant expiresAt = clock.now().plus(ttl);
     try {
       counters.increment(Counter.STORES_QUEUED);
-      storeExecutor.execute(() -> storeNow(scopeKey, text, response, expiresAt));
+      pending.execute(storeExecutor, () -> storeNow(scopeKey, text, response, expiresAt));
     } catch (RejectedExecutionException e) {
       counters.increment(Counter.STORES_DROPPED);
     }
@@ -435,7 +438,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
 
   /**
    * Returns the text a request is compared by: the last message's text when it is a user
-   * turn, else {@code null}.
+   * turn of text only, else {@code null}.
    *
    * @param request the request
    * @return the text, or {@code null} when the request has no such turn
@@ -449,12 +452,20 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     if (last == null || last.role() != Role.USER || last.content() == null) {
       return null;
     }
+    if (last.content() instanceof Content.Parts parts
+        && parts.parts().stream().anyMatch(p -> p.text() == null)) {
+      // An image or another non-text part is part of the question, and the text alone does
+      // not show it: such a turn is not compared.
+      return null;
+    }
     return last.text();
   }
 
   /**
-   * Returns the scope key of a query: everything but the last user text, hashed with the
-   * tenant (org, team) and the canonical model.
+   * Returns the scope key of a query: everything but the last user text — the tenant
+   * ({@link CacheQuery#tenant()}), the model that answered ({@link CacheQuery#keyModel()}), the
+   * system prompt, every earlier turn, tools, tool choice, response format and every
+   * parameter — hashed as core's canonical key hashes a request.
    *
    * @param query the query
    * @return a hex SHA-256
@@ -470,7 +481,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
         r.responseFormat(), r.user(), r.metadata(), r.stream(), r.streamOptions(), r.n(),
         r.extra());
     ByteBuffer key = InMemoryExactCache.key(new CacheQuery(query.identity(), query.model(),
-        blanked, query.control()));
+        blanked, query.control(), query.answeredBy()));
     byte[] bytes = new byte[key.remaining()];
     key.get(bytes);
     return HexFormat.of().formatHex(bytes);
@@ -499,29 +510,17 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   }
 
   /**
-   * Waits until every store offered so far has been indexed locally (and published when
-   * shared). For tests and orderly shutdown.
+   * Waits until every store offered so far has been embedded and indexed locally (and
+   * published when shared), or dropped and counted. For tests, benchmarks and orderly
+   * shutdown; works with any store executor.
    *
    * @param timeout how long to wait at most
-   * @return true if the stores completed in time
+   * @return true if no store was pending within the time-out
    * @throws InterruptedException if interrupted while waiting
    */
+  @Override
   public boolean awaitStores(Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-    while (true) {
-      try {
-        storeExecutor.execute(done::countDown);
-        break;
-      } catch (RejectedExecutionException e) {
-        // A full queue drains; a shut-down executor never will.
-        if (storeExecutor.isShutdown() || System.nanoTime() >= deadline) {
-          return false;
-        }
-        Thread.sleep(5);
-      }
-    }
-    return done.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    return pending.await(timeout);
   }
 
   /** Stops the sync thread and, when the cache created it, the store thread. */
@@ -544,7 +543,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   /** Configures a {@link SemanticCache}. Not thread-safe. */
   public static final class Builder {
     private final MiniLmEmbedder embedder;
-    private LexicalVerifier verifier = LexicalVerifier.standard();
+    private HitVerifier verifier = HitVerifier.standard();
     private double threshold = DEFAULT_THRESHOLD;
     private Duration ttl = Duration.ofMinutes(10);
     private int maxEntries = 100_000;
@@ -577,12 +576,16 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     }
 
     /**
-     * Replaces the lexical verification.
+     * Replaces the verification every candidate within the threshold must pass; default
+     * {@link HitVerifier#standard()} ({@link AlignmentVerifier}). {@link LexicalVerifier} is the
+     * earlier, looser rule set; {@link HitVerifier#thresholdOnly()} leaves the decision to the
+     * similarity.
      *
      * @param value the verifier
      * @return this builder
+     * @throws NullPointerException if value is null
      */
-    public Builder verifier(LexicalVerifier value) {
+    public Builder verifier(HitVerifier value) {
       this.verifier = Objects.requireNonNull(value, "value");
       return this;
     }
