@@ -43,12 +43,19 @@ import java.util.regex.Pattern;
  *   <li>case: a word agrees with its all-lowercase form, its capitalized form and its
  *       all-capitals form; any other difference refuses ({@code Mbps} / {@code MBps},
  *       {@code MB} / {@code Mb}, {@code getUser} / {@code getuser}); one-letter words are
- *       compared with their case, except {@code I}.</li>
+ *       compared with their case, except {@code I}. A text typed without lowercase letters
+ *       carries no case: then only mixed spellings ({@code MBps}, {@code iPhone}) must
+ *       match.</li>
  * </ol>
- * One reordering is allowed: a leading phrase that starts with a preposition ({@code in},
- * {@code for}, {@code on}, {@code with}, {@code using}, {@code at}, {@code within},
- * {@code via}), at most four tokens and closed by punctuation, may move to the end
- * ({@code In Python, how do I …?} / {@code How do I … in Python?}).
+ * Two reorderings are allowed. A leading phrase closed by punctuation may move to the end
+ * when it opens with a preposition ({@code in}, {@code for}, {@code on}, {@code with},
+ * {@code using}, {@code at}, {@code within}, {@code via}; at most four tokens) or a
+ * subordinating word ({@code when}, {@code if}, {@code while}, {@code once}, {@code before},
+ * {@code after}; at most eight): {@code In Python, how do I …?} / {@code How do I … in
+ * Python?}. And two single words joined by {@code and} or {@code or} may trade places when
+ * nothing else differs: {@code Canada or Brazil} / {@code Brazil or Canada}. A {@code not}
+ * after an auxiliary may stand later in the same clause ({@code Why isn't my cake fluffy?} /
+ * {@code Why is my cake not fluffy?}).
  *
  * <p>Everything else that differs — a synonym outside the table, a reordered clause, a typo —
  * is a miss: a lost hit costs one provider call, a wrong hit serves the wrong answer.
@@ -78,7 +85,6 @@ public final class AlignmentVerifier implements HitVerifier {
       List.of("vacation", "holiday"),
       List.of("mom", "mother"),
       List.of("dad", "father"),
-      List.of("shop", "store"),
       List.of("quickest", "fastest"),
       List.of("smart", "intelligent"),
       List.of("happy", "glad"),
@@ -88,6 +94,8 @@ public final class AlignmentVerifier implements HitVerifier {
       List.of("photo", "photograph", "picture"),
       List.of("photos", "photographs", "pictures"),
       List.of("job", "occupation"),
+      List.of("benefit", "advantage"),
+      List.of("benefits", "advantages"),
       List.of("example", "sample"),
       List.of("examples", "samples"),
       List.of("rapidly", "quickly"),
@@ -121,6 +129,10 @@ public final class AlignmentVerifier implements HitVerifier {
   private static final Set<String> GREETINGS = Set.of("hi", "hello", "hey", "greetings", "yo");
   private static final Set<String> PREPOSITIONS = Set.of("in", "for", "on", "with", "using",
       "at", "within", "via");
+  private static final Set<String> AUXILIARIES = Set.of("do", "does", "did", "is", "are", "was",
+      "were", "will", "can", "could", "should", "would", "has", "have", "had", "must");
+  private static final Set<String> SUBORDINATORS = Set.of("when", "if", "while", "once",
+      "before", "after");
 
   /** Request wrappers dropped at the start of a clause, longest first. */
   private static final List<List<String>> WRAPPERS = phrases(
@@ -168,10 +180,14 @@ public final class AlignmentVerifier implements HitVerifier {
       // "Hello" and "Thanks" both normalize to nothing, and do not share an answer.
       return Verdict.disagree("nothing left to compare after normalization");
     }
+    // A text without lowercase letters (typed in capitals) carries no case information.
+    boolean caseless = !hasLowercase(query) || !hasLowercase(cached);
     if (sameNorms(a, b)) {
-      return caseAgreement(a, b);
+      return caseAgreement(a, b, caseless);
     }
-    if (movedLeadingPhrase(a, b) || movedLeadingPhrase(b, a)) {
+    if (movedLeadingPhrase(a, b, caseless) || movedLeadingPhrase(b, a, caseless)
+        || swappedConjuncts(a, b, caseless) || movedNot(a, b, caseless)
+        || movedNot(b, a, caseless)) {
       return Verdict.AGREE;
     }
     return Verdict.disagree(difference(a, b));
@@ -189,11 +205,15 @@ public final class AlignmentVerifier implements HitVerifier {
     return true;
   }
 
-  private static Verdict caseAgreement(List<Token> a, List<Token> b) {
+  private static boolean hasLowercase(String s) {
+    return s.codePoints().anyMatch(Character::isLowerCase);
+  }
+
+  private static Verdict caseAgreement(List<Token> a, List<Token> b, boolean caseless) {
     for (int i = 0; i < a.size(); i++) {
       String x = a.get(i).raw();
       String y = b.get(i).raw();
-      if (!x.equals(y) && !casingVariants(x, y)) {
+      if (!x.equals(y) && !casingVariants(x, y, caseless)) {
         return Verdict.disagree("case differs: " + x + " vs " + y);
       }
     }
@@ -201,16 +221,16 @@ public final class AlignmentVerifier implements HitVerifier {
   }
 
   /** Whether two spellings of one word differ only as lowercase, Capitalized and CAPITALS do. */
-  static boolean casingVariants(String x, String y) {
+  static boolean casingVariants(String x, String y, boolean caseless) {
     if (x.equalsIgnoreCase("i") && y.equalsIgnoreCase("i")) {
       return true;
     }
-    if (x.codePointCount(0, x.length()) < 2) {
-      return false;
-    }
     Shape sx = Shape.of(x);
     Shape sy = Shape.of(y);
-    if (sx == Shape.OTHER || sy == Shape.OTHER) {
+    if (caseless) {
+      return sx != Shape.OTHER && sy != Shape.OTHER;
+    }
+    if (x.codePointCount(0, x.length()) < 2 || sx == Shape.OTHER || sy == Shape.OTHER) {
       return false;
     }
     // MB / Mb: capitals against a capitalized short word is a unit or an acronym changing.
@@ -237,16 +257,15 @@ public final class AlignmentVerifier implements HitVerifier {
   }
 
   /** {@code P, Q} against {@code Q P}, where P is a short phrase opening with a preposition. */
-  private static boolean movedLeadingPhrase(List<Token> a, List<Token> b) {
+  private static boolean movedLeadingPhrase(List<Token> a, List<Token> b, boolean caseless) {
     if (a.size() != b.size()) {
       return false;
     }
-    for (int p = 1; p <= 4 && p < a.size(); p++) {
+    String opener = a.get(0).norm();
+    int longest = PREPOSITIONS.contains(opener) ? 4 : SUBORDINATORS.contains(opener) ? 8 : 0;
+    for (int p = 1; p <= longest && p < a.size(); p++) {
       if (!a.get(p).boundaryBefore()) {
         continue;
-      }
-      if (!PREPOSITIONS.contains(a.get(0).norm())) {
-        return false;
       }
       int q = a.size() - p;
       boolean same = true;
@@ -259,11 +278,86 @@ public final class AlignmentVerifier implements HitVerifier {
       if (same) {
         List<Token> rotated = new ArrayList<>(a.subList(p, a.size()));
         rotated.addAll(a.subList(0, p));
-        return caseAgreement(rotated, b).agrees();
+        return caseAgreement(rotated, b, caseless).agrees();
       }
       return false;
     }
     return false;
+  }
+
+  /** {@code x and y} against {@code y and x} (or {@code or}), single words, all else equal. */
+  private static boolean swappedConjuncts(List<Token> a, List<Token> b, boolean caseless) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    int first = -1;
+    int differing = 0;
+    for (int i = 0; i < a.size(); i++) {
+      if (!a.get(i).norm().equals(b.get(i).norm())) {
+        differing++;
+        if (first < 0) {
+          first = i;
+        }
+      }
+    }
+    if (differing != 2 || first + 2 >= a.size()) {
+      return false;
+    }
+    String conjunction = a.get(first + 1).norm();
+    Token x = a.get(first);
+    Token y = a.get(first + 2);
+    if (!(conjunction.equals("and") || conjunction.equals("or"))
+        || !x.norm().equals(b.get(first + 2).norm()) || !y.norm().equals(b.get(first).norm())
+        || !isWord(x.norm()) || !isWord(y.norm())) {
+      return false;
+    }
+    List<Token> swapped = new ArrayList<>(a);
+    swapped.set(first, y);
+    swapped.set(first + 2, x);
+    return caseAgreement(swapped, b, caseless).agrees();
+  }
+
+  /**
+   * {@code why is not my cake fluffy} (from {@code isn't}) against {@code why is my cake not
+   * fluffy}: one {@code not} right after an auxiliary in {@code a}, later in the same clause in
+   * {@code b}, and nothing else different.
+   */
+  private static boolean movedNot(List<Token> a, List<Token> b, boolean caseless) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    int k = -1;
+    for (int i = 1; i < a.size(); i++) {
+      if (a.get(i).norm().equals("not") && !b.get(i).norm().equals("not")) {
+        k = i;
+        break;
+      }
+    }
+    if (k < 0 || !AUXILIARIES.contains(a.get(k - 1).norm())
+        || !a.get(k - 1).norm().equals(b.get(k - 1).norm())) {
+      return false;
+    }
+    int m = -1;
+    for (int j = k + 1; j < b.size(); j++) {
+      if (b.get(j).boundaryBefore()) {
+        return false;
+      }
+      if (b.get(j).norm().equals("not")) {
+        m = j;
+        break;
+      }
+    }
+    if (m < 0) {
+      return false;
+    }
+    List<Token> moved = new ArrayList<>(a);
+    Token not = moved.remove(k);
+    moved.add(m, not);
+    return sameNorms(moved, b) && caseAgreement(moved, b, caseless).agrees();
+  }
+
+  private static boolean isWord(String norm) {
+    return norm.codePoints().allMatch(Character::isLetter);
   }
 
   private static String difference(List<Token> a, List<Token> b) {
@@ -359,7 +453,7 @@ public final class AlignmentVerifier implements HitVerifier {
       }
       boundary = false;
     }
-    return dropFiller(tokens, code);
+    return dropFiller(tokens, code, !hasLowercase(s));
   }
 
   private static List<String> expand(String lower) {
@@ -394,7 +488,7 @@ public final class AlignmentVerifier implements HitVerifier {
     }
   }
 
-  private static List<Token> dropFiller(List<Token> in, boolean code) {
+  private static List<Token> dropFiller(List<Token> in, boolean code, boolean caseless) {
     List<Token> out = new ArrayList<>();
     boolean clauseStart = true;
     boolean pendingBoundary = false;
@@ -432,7 +526,7 @@ public final class AlignmentVerifier implements HitVerifier {
         }
       }
       if (DROPPED.contains(t.norm()) && !(code && ARTICLES.contains(t.norm()))
-          && !(t.raw().equals("A") && !t.boundaryBefore())) {
+          && !(t.raw().equals("A") && !t.boundaryBefore() && !caseless)) {
         // In code an article may be a variable; a capital A inside a sentence is a name
         // (vitamin A, plan A).
         i++;

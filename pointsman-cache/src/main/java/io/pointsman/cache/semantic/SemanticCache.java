@@ -60,8 +60,8 @@ import redis.clients.jedis.resps.StreamEntry;
  * <p><b>When it hits.</b> The text is embedded with {@link MiniLmEmbedder}; the scope's
  * {@link VectorIndex} (a flat scan up to {@link #DEFAULT_GRAPH_FROM} entries, HNSW beyond)
  * returns the nearest entries; a candidate answers only if its cosine
- * similarity reaches the threshold (default 0.90) <em>and</em> the {@link LexicalVerifier}
- * finds that negation, numbers, names and direction agree. The similarity is reported in the
+ * similarity reaches the threshold (default 0.85) <em>and</em> the {@link HitVerifier}
+ * (default {@link AlignmentVerifier}) accepts the two texts. The similarity is reported in the
  * status's reason ({@code similarity=0.9412}).
  *
  * <p><b>Stores</b> run on a background executor: embedding, indexing, and with a shared
@@ -85,7 +85,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   /** The scope size from which an HNSW graph replaces the flat scan, by default. */
   public static final int DEFAULT_GRAPH_FROM = 2_048;
   /** The default similarity threshold. */
-  public static final double DEFAULT_THRESHOLD = 0.90;
+  public static final double DEFAULT_THRESHOLD = 0.85;
 
   private static final int CANDIDATES = 5;
   private static final int SWEEP_EVERY = 1024;
@@ -158,7 +158,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   }
 
   /**
-   * Returns a builder over an embedder: threshold 0.90, 10 minutes TTL, 100,000 entries,
+   * Returns a builder over an embedder: threshold 0.85, {@link HitVerifier#standard()}, 10 minutes TTL, 100,000 entries,
    * deterministic requests only, a flat scan per scope up to 2,048 entries and HNSW beyond, no
    * shared tier.
    *
