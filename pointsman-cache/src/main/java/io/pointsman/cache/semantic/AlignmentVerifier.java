@@ -174,6 +174,11 @@ public final class AlignmentVerifier implements HitVerifier {
     if (query.equals(cached)) {
       return Verdict.AGREE;
     }
+    return byRules(query, cached);
+  }
+
+  /** The rules alone, without the shortcut for equal texts: tests pin that they accept it. */
+  Verdict byRules(String query, String cached) {
     List<Token> a = normalize(query);
     List<Token> b = normalize(cached);
     if (a.isEmpty() || b.isEmpty()) {
