@@ -182,8 +182,10 @@ public final class AlignmentVerifier implements HitVerifier {
     List<Token> a = normalize(query);
     List<Token> b = normalize(cached);
     if (a.isEmpty() || b.isEmpty()) {
-      // "Hello" and "Thanks" both normalize to nothing, and do not share an answer.
-      return Verdict.disagree("nothing left to compare after normalization");
+      // "Hello" and "Thanks" both normalize to nothing, and do not share an answer: texts
+      // made only of dropped words must be the same text up to case and spacing.
+      return a.isEmpty() && b.isEmpty() && bare(query).equals(bare(cached)) ? Verdict.AGREE
+          : Verdict.disagree("nothing left to compare after normalization");
     }
     // A text without lowercase letters (typed in capitals) carries no case information.
     boolean caseless = !hasLowercase(query) || !hasLowercase(cached);
@@ -208,6 +210,11 @@ public final class AlignmentVerifier implements HitVerifier {
       }
     }
     return true;
+  }
+
+  private static String bare(String text) {
+    return Normalizer.normalize(text, Normalizer.Form.NFKC).strip().replaceAll("\\s+", " ")
+        .toLowerCase(Locale.ROOT);
   }
 
   private static boolean hasLowercase(String s) {
