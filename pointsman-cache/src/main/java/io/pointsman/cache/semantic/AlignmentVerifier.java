@@ -81,7 +81,7 @@ public final class AlignmentVerifier implements HitVerifier {
       List.of("easy", "simple"),
       List.of("mistake", "error"),
       List.of("mistakes", "errors"),
-      List.of("choose", "select", "pick"),
+      List.of("choose", "select"),
       List.of("vacation", "holiday"),
       List.of("mom", "mother"),
       List.of("dad", "father"),
@@ -165,7 +165,11 @@ public final class AlignmentVerifier implements HitVerifier {
   }
 
   /** One token after normalization: what it is compared by, and its original spelling. */
-  record Token(String norm, String raw, boolean boundaryBefore) {}
+  record Token(String norm, String raw, boolean boundaryBefore, boolean literal) {
+    Token(String norm, String raw, boolean boundaryBefore) {
+      this(norm, raw, boundaryBefore, false);
+    }
+  }
 
   @Override
   public Verdict verify(String query, String cached) {
@@ -431,13 +435,17 @@ public final class AlignmentVerifier implements HitVerifier {
     List<Token> tokens = new ArrayList<>();
     Matcher m = TOKEN.matcher(s);
     boolean boundary = true;
+    boolean quoted = false;
     while (m.find()) {
       String raw = m.group();
+      boolean literal = quoted;
+      quoted = false;
       if (BOUNDARY.contains(raw)) {
         boundary = true;
         continue;
       }
       if (QUIET.contains(raw)) {
+        quoted = raw.equals("\"") || raw.equals("'");
         continue;
       }
       if (raw.startsWith("`") && raw.length() > 1) {
@@ -461,7 +469,8 @@ public final class AlignmentVerifier implements HitVerifier {
             : code ? part : CANONICAL.getOrDefault(part, part);
         // The original spelling decides the case rule; expanded parts carry none.
         String spelled = parts.size() == 1 ? (number != null ? norm : raw) : part;
-        tokens.add(new Token(norm, spelled, boundary && i == 0));
+        // A quoted word ("the \"a\" tag") is never dropped as filler.
+        tokens.add(new Token(norm, spelled, boundary && i == 0, literal && i == 0));
       }
       boundary = false;
     }
@@ -537,7 +546,7 @@ public final class AlignmentVerifier implements HitVerifier {
           continue;
         }
       }
-      if (DROPPED.contains(t.norm()) && !(code && ARTICLES.contains(t.norm()))
+      if (!t.literal() && DROPPED.contains(t.norm()) && !(code && ARTICLES.contains(t.norm()))
           && !(t.raw().equals("A") && !t.boundaryBefore() && !caseless)) {
         // In code an article may be a variable; a capital A inside a sentence is a name
         // (vitamin A, plan A).
@@ -553,7 +562,7 @@ public final class AlignmentVerifier implements HitVerifier {
         pendingBoundary = false;
         continue;
       }
-      out.add(new Token(t.norm(), t.raw(), pendingBoundary || t.boundaryBefore()));
+      out.add(new Token(t.norm(), t.raw(), pendingBoundary || t.boundaryBefore(), t.literal()));
       clauseStart = false;
       pendingBoundary = false;
       i++;
@@ -580,7 +589,7 @@ public final class AlignmentVerifier implements HitVerifier {
 
   private static boolean matches(List<Token> in, int at, List<String> phrase) {
     for (int j = 0; j < phrase.size(); j++) {
-      if (!in.get(at + j).norm().equals(phrase.get(j))) {
+      if (in.get(at + j).literal() || !in.get(at + j).norm().equals(phrase.get(j))) {
         return false;
       }
     }

@@ -115,6 +115,8 @@ class AlignmentVerifierTest {
     refusal("Why does loadCfg() fail?", "Why does loadConfig() fail?");
     assertThat(refusal("Is mercury a metal?", "Is mercury not a metal?")).startsWith("negation");
     refusal("Hello", "Thanks");
+    refusal("What does the \"a\" tag do in HTML?", "What does the tag do in HTML?");
+    refusal("How do I pick a lock?", "How do I choose a lock?");
   }
 
   @Test
