@@ -51,11 +51,13 @@ import redis.clients.jedis.resps.StreamEntry;
  * The semantic L2: answers a request with the response to an earlier request that asked the
  * same thing in other words.
  *
- * <p><b>What is compared.</b> The text of the last message, which must be a user turn. All the
- * rest — org, team, canonical model, every earlier message and every parameter — forms the
- * scope key ({@link InMemoryExactCache#key} of the request with that last text blanked), and
- * an entry is only ever compared with entries of the same scope. Two tenants therefore never
- * share an entry, nor do two conversations with different histories.
+ * <p><b>What is compared.</b> The text of the last message, which must be a user turn of
+ * text only. All the rest — the tenant ({@link CacheQuery#tenant()}: org and team, or the key
+ * when there is neither), the model that answered ({@link CacheQuery#keyModel()}), the system
+ * prompt, every earlier message, tools, tool choice, response format and every parameter —
+ * forms the scope key ({@link InMemoryExactCache#key} of the request with that last text
+ * blanked), and an entry is only ever compared with entries of the same scope. Two tenants
+ * therefore never share an entry, nor do two conversations with different histories.
  *
  * <p><b>When it hits.</b> The text is embedded with {@link MiniLmEmbedder}; the scope's
  * {@link VectorIndex} (a flat scan up to {@link #DEFAULT_GRAPH_FROM} entries, HNSW beyond)
