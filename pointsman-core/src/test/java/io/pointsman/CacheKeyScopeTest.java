@@ -108,6 +108,18 @@ class CacheKeyScopeTest {
   }
 
   @Test
+  void aDeploymentNamingTheResolvedModelByAnAliasAnswersForIt() {
+    CacheQuery resolved = new CacheQuery(identity("k1", "t", "o"), new ResolvedModel(
+        ModelSpec.builder("gpt-test").aliases("test").build(), 10, false, 10),
+        TestRig.request("q"), CacheControl.DEFAULT);
+    assertThat(resolved.answeredBy(Deployment.of("d", "fixture", "test")).keyModel())
+        .isEqualTo("gpt-test");
+    assertThat(resolved.answeredBy(Deployment.of("d", "fixture", "mini-model")).keyModel())
+        .isEqualTo("mini-model");
+    assertThat(resolved.keyModel()).isEqualTo("gpt-test");
+  }
+
+  @Test
   void theDefaultExactCacheHasNoStoresToWaitFor() throws InterruptedException {
     InMemoryExactCache cache = InMemoryExactCache.ofDefaults(Clock.system());
     cache.store(query(identity("k1", null, null)), null);

@@ -86,11 +86,16 @@ public record CacheQuery(
    * catalog model the answering deployment serves (a fallback deployment serves another model
    * than the one resolved, and its answer is that model's); otherwise the resolved model.
    * Deployments serving the same catalog model are interchangeable to the router, so their
-   * answers share a key.
+   * answers share a key. A deployment naming the resolved model by one of its aliases answers
+   * for that model.
    *
    * @return the canonical model name
    */
   public String keyModel() {
-    return answeredBy != null ? answeredBy.servesModel() : model.name();
+    if (answeredBy == null || answeredBy.servesModel().equals(model.name())
+        || model.spec().aliases().contains(answeredBy.servesModel())) {
+      return model.name();
+    }
+    return answeredBy.servesModel();
   }
 }
