@@ -579,7 +579,8 @@ public final class Gateway implements AutoCloseable {
     }
     if (mayStore && call.providerReply != null) {
       try {
-        cache.store(query, checked);
+        // Keyed by the model that answered: a fallback deployment's answer is its model's.
+        cache.store(query.answeredBy(call.answeredBy), checked);
       } catch (RuntimeException e) {
         LOG.warn("cache store failed for call {}", call.requestId, e);
       }

@@ -7,7 +7,6 @@ import io.pointsman.model.ChatResponse;
 import io.pointsman.model.Json;
 import io.pointsman.spi.CacheLookup;
 import io.pointsman.spi.CacheQuery;
-import io.pointsman.spi.Identity;
 import io.pointsman.spi.ResponseCache;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -23,8 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
- * The default exact cache: responses kept in memory under a SHA-256 of the tenant scope (org,
- * team, canonical model) and the canonical request (key order, whitespace, and the fields that
+ * The default exact cache: responses kept in memory under a SHA-256 of the tenant scope
+ * ({@link CacheQuery#tenant()}: org and team, or the key when the identity has neither), the
+ * model that answered ({@link CacheQuery#keyModel()}) and the canonical request (key order, whitespace, and the fields that
  * do not change the answer — {@code stream}, {@code stream_options}, {@code user},
  * {@code metadata} — normalized away). By default only deterministic requests are eligible:
  * temperature 0 and a single choice. Entries expire after a TTL; when full, an arbitrary entry
@@ -127,6 +127,18 @@ public final class InMemoryExactCache implements ResponseCache {
   }
 
   /**
+   * Returns at once: stores are inline, so every store offered has completed.
+   *
+   * @param timeout ignored
+   * @return true
+   */
+  @Override
+  public boolean awaitStores(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    return true;
+  }
+
+  /**
    * Returns the number of entries held.
    *
    * @return the count
@@ -143,10 +155,10 @@ public final class InMemoryExactCache implements ResponseCache {
    */
   public static ByteBuffer key(CacheQuery query) {
     MessageDigest digest = sha256();
-    Identity id = query.identity();
-    digest.update(scope(id.orgId(), id.teamId(), query.model().name()));
+    String model = query.keyModel();
+    digest.update(scope(query.tenant(), model));
     ChatRequest r = query.request();
-    ChatRequest normalized = new ChatRequest(query.model().name(), r.messages(), r.tools(),
+    ChatRequest normalized = new ChatRequest(model, r.messages(), r.tools(),
         r.toolChoice(), r.temperature(), r.topP() != null && r.topP() == 1.0 ? null : r.topP(),
         r.maxTokens(), r.maxCompletionTokens(), r.stop(), r.seed(), r.responseFormat(), null,
         null, null, null, r.n() != null && r.n() == 1 ? null : r.n(), r.extra());
@@ -155,14 +167,10 @@ public final class InMemoryExactCache implements ResponseCache {
     return ByteBuffer.wrap(digest.digest());
   }
 
-  private static byte[] scope(String org, String team, String model) {
+  private static byte[] scope(String tenant, String model) {
     // Lengths prefix each part so that no two different scopes give the same bytes.
-    StringBuilder sb = new StringBuilder();
-    for (String part : new String[] {org, team, model}) {
-      String p = part == null ? "" : part;
-      sb.append(p.length()).append(':').append(p).append(part == null ? '!' : ';');
-    }
-    return sb.toString().getBytes(StandardCharsets.UTF_8);
+    return (tenant.length() + ":" + tenant + ";" + model.length() + ":" + model + ";")
+        .getBytes(StandardCharsets.UTF_8);
   }
 
   private static MessageDigest sha256() {

@@ -1,6 +1,7 @@
 package io.pointsman.spi;
 
 import io.pointsman.model.ChatResponse;
+import java.time.Duration;
 
 /**
  * Stage 5, {@code cache.lookup}: answers a request from earlier responses in the same tenant
@@ -25,6 +26,19 @@ public interface ResponseCache {
    * @param response the response that passed the output guardrail
    */
   void store(CacheQuery query, ChatResponse response);
+
+  /**
+   * Waits until every store offered so far has completed (a cache that stores off the request
+   * thread queues them). For tests, benchmarks and orderly shutdown; a cache that stores inline
+   * returns true at once, which is the default.
+   *
+   * @param timeout how long to wait at most
+   * @return true if every store offered before the call completed in time
+   * @throws InterruptedException if interrupted while waiting
+   */
+  default boolean awaitStores(Duration timeout) throws InterruptedException {
+    return true;
+  }
 
   /**
    * Returns a cache that stores nothing.

@@ -9,6 +9,7 @@ import io.pointsman.cache.InMemoryExactCache;
 import io.pointsman.cache.redis.RedisConnection;
 import io.pointsman.cache.tiered.CacheCounters;
 import io.pointsman.cache.tiered.CacheCounters.Counter;
+import io.pointsman.cache.tiered.PendingStores;
 import io.pointsman.cache.tiered.StoreExecutors;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.ChatResponse;
@@ -61,6 +62,7 @@ public final class CaffeineExactCache implements ResponseCache, AutoCloseable {
   private final Executor executor;
   private final ExecutorService ownedExecutor;
   private final CacheCounters counters;
+  private final PendingStores pending = new PendingStores();
 
   private CaffeineExactCache(Builder b) {
     Clock clock = b.clock;
@@ -146,7 +148,7 @@ public final class CaffeineExactCache implements ResponseCache, AutoCloseable {
     }
     try {
       counters.increment(Counter.STORES_QUEUED);
-      executor.execute(() -> publish(InMemoryExactCache.key(query), response));
+      pending.execute(executor, () -> publish(InMemoryExactCache.key(query), response));
     } catch (RejectedExecutionException e) {
       counters.increment(Counter.STORES_DROPPED);
     }
@@ -188,6 +190,20 @@ public final class CaffeineExactCache implements ResponseCache, AutoCloseable {
    */
   public CacheCounters counters() {
     return counters;
+  }
+
+  /**
+   * Waits until every write to the shared tier offered so far has been sent (or failed and
+   * been counted). In process, a store is a map insert done before {@link #store} returns;
+   * without a shared tier this returns true at once.
+   *
+   * @param timeout how long to wait at most
+   * @return true if no write was pending within the time-out
+   * @throws InterruptedException if interrupted while waiting
+   */
+  @Override
+  public boolean awaitStores(Duration timeout) throws InterruptedException {
+    return pending.await(timeout);
   }
 
   /** Stops the store thread this cache started, if any; the Redis connection stays open. */

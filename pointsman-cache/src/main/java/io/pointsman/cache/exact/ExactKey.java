@@ -4,7 +4,6 @@ import io.pointsman.model.ChatRequest;
 import io.pointsman.model.Content;
 import io.pointsman.model.Message;
 import io.pointsman.spi.CacheQuery;
-import io.pointsman.spi.Identity;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -15,7 +14,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The in-process key of the exact L1: the tenant scope and the normalized request itself, so two
+ * The in-process key of the exact L1: the tenant scope ({@link CacheQuery#tenant()}: org and
+ * team, or the key when the identity has neither), the model that answered
+ * ({@link CacheQuery#keyModel()}) and the normalized request itself, so two
  * keys are equal only when the requests are structurally equal (no digest collision can ever
  * serve one tenant's entry to another). The normalization is the one of core's canonical key:
  * canonical model name; {@code stream}, {@code stream_options}, {@code user} and
@@ -35,29 +36,26 @@ final class ExactKey {
   private static final long M1 = 0x9E3779B97F4A7C15L;
   private static final long M2 = 0xC2B2AE3D27D4EB4FL;
 
-  private final String org;
-  private final String team;
+  private final String tenant;
   private final ChatRequest normalized;
   private final int hash;
 
-  private ExactKey(String org, String team, ChatRequest normalized, int hash) {
-    this.org = org;
-    this.team = team;
+  private ExactKey(String tenant, ChatRequest normalized, int hash) {
+    this.tenant = tenant;
     this.normalized = normalized;
     this.hash = hash;
   }
 
   static ExactKey of(CacheQuery query) {
-    Identity id = query.identity();
+    String tenant = query.tenant();
     ChatRequest r = query.request();
-    String model = query.model().name();
+    String model = query.keyModel();
     ChatRequest normalized = new ChatRequest(model, r.messages(), r.tools(), r.toolChoice(),
         r.temperature(), r.topP() != null && r.topP() == 1.0 ? null : r.topP(), r.maxTokens(),
         r.maxCompletionTokens(), r.stop(), r.seed(), r.responseFormat(), null, null, null, null,
         r.n() != null && r.n() == 1 ? null : r.n(), r.extra());
     long h = SEED;
-    h = mix(h, text(id.orgId()));
-    h = mix(h, text(id.teamId()));
+    h = mix(h, text(tenant));
     h = mix(h, text(model));
     List<Message> messages = r.messages() == null ? List.of() : r.messages();
     for (Message m : messages) {
@@ -77,7 +75,7 @@ final class ExactKey {
         normalized.temperature(), normalized.topP(), normalized.maxTokens(),
         normalized.maxCompletionTokens(), normalized.stop(), normalized.seed(),
         normalized.responseFormat(), normalized.n(), normalized.extra()));
-    return new ExactKey(id.orgId(), id.teamId(), normalized, (int) (h ^ (h >>> 32)));
+    return new ExactKey(tenant, normalized, (int) (h ^ (h >>> 32)));
   }
 
   private static long mix(long h, long v) {
@@ -124,8 +122,8 @@ final class ExactKey {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof ExactKey k && hash == k.hash && Objects.equals(org, k.org)
-        && Objects.equals(team, k.team) && normalized.equals(k.normalized);
+    return o instanceof ExactKey k && hash == k.hash && tenant.equals(k.tenant)
+        && normalized.equals(k.normalized);
   }
 
   @Override
@@ -136,8 +134,7 @@ final class ExactKey {
   @Override
   public String toString() {
     List<String> parts = new ArrayList<>();
-    parts.add(String.valueOf(org));
-    parts.add(String.valueOf(team));
+    parts.add(tenant);
     parts.add(normalized.model());
     return "ExactKey" + parts + "#" + Integer.toHexString(hash);
   }

@@ -10,9 +10,11 @@ import io.pointsman.cache.InMemoryExactCache;
 import io.pointsman.cache.redis.RedisConnection;
 import io.pointsman.cache.tiered.CacheCounters;
 import io.pointsman.cache.tiered.CacheCounters.Counter;
+import io.pointsman.cache.tiered.PendingStores;
 import io.pointsman.cache.tiered.StoreExecutors;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.ChatResponse;
+import io.pointsman.model.Content;
 import io.pointsman.model.Json;
 import io.pointsman.model.Message;
 import io.pointsman.model.Role;
@@ -49,17 +51,19 @@ import redis.clients.jedis.resps.StreamEntry;
  * The semantic L2: answers a request with the response to an earlier request that asked the
  * same thing in other words.
  *
- * <p><b>What is compared.</b> The text of the last message, which must be a user turn. All the
- * rest — org, team, canonical model, every earlier message and every parameter — forms the
- * scope key ({@link InMemoryExactCache#key} of the request with that last text blanked), and
- * an entry is only ever compared with entries of the same scope. Two tenants therefore never
- * share an entry, nor do two conversations with different histories.
+ * <p><b>What is compared.</b> The text of the last message, which must be a user turn of
+ * text only. All the rest — the tenant ({@link CacheQuery#tenant()}: org and team, or the key
+ * when there is neither), the model that answered ({@link CacheQuery#keyModel()}), the system
+ * prompt, every earlier message, tools, tool choice, response format and every parameter —
+ * forms the scope key ({@link InMemoryExactCache#key} of the request with that last text
+ * blanked), and an entry is only ever compared with entries of the same scope. Two tenants
+ * therefore never share an entry, nor do two conversations with different histories.
  *
  * <p><b>When it hits.</b> The text is embedded with {@link MiniLmEmbedder}; the scope's
  * {@link VectorIndex} (a flat scan up to {@link #DEFAULT_GRAPH_FROM} entries, HNSW beyond)
  * returns the nearest entries; a candidate answers only if its cosine
- * similarity reaches the threshold (default 0.90) <em>and</em> the {@link LexicalVerifier}
- * finds that negation, numbers, names and direction agree. The similarity is reported in the
+ * similarity reaches the threshold (default 0.85) <em>and</em> the {@link HitVerifier}
+ * (default {@link AlignmentVerifier}) accepts the two texts. The similarity is reported in the
  * status's reason ({@code similarity=0.9412}).
  *
  * <p><b>Stores</b> run on a background executor: embedding, indexing, and with a shared
@@ -83,14 +87,14 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   /** The scope size from which an HNSW graph replaces the flat scan, by default. */
   public static final int DEFAULT_GRAPH_FROM = 2_048;
   /** The default similarity threshold. */
-  public static final double DEFAULT_THRESHOLD = 0.90;
+  public static final double DEFAULT_THRESHOLD = 0.85;
 
   private static final int CANDIDATES = 5;
   private static final int SWEEP_EVERY = 1024;
   private static final int MEMO_MAX_CHARS = 2048;
 
   private final MiniLmEmbedder embedder;
-  private final LexicalVerifier verifier;
+  private final HitVerifier verifier;
   private final double threshold;
   private final Duration ttl;
   private final int maxEntries;
@@ -110,6 +114,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   private final Cache<String, float[]> recentEmbeddings =
       Caffeine.newBuilder().maximumSize(1024).executor(Runnable::run).build();
   private final ReentrantLock syncLock = new ReentrantLock();
+  private final PendingStores pending = new PendingStores();
   private volatile String lastStreamId = "0-0";
 
   private record Entry(String text, ChatResponse response, Instant expiresAt) {}
@@ -155,7 +160,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   }
 
   /**
-   * Returns a builder over an embedder: threshold 0.90, 10 minutes TTL, 100,000 entries,
+   * Returns a builder over an embedder: threshold 0.85, {@link HitVerifier#standard()}, 10 minutes TTL, 100,000 entries,
    * deterministic requests only, a flat scan per scope up to 2,048 entries and HNSW beyond, no
    * shared tier.
    *
@@ -217,7 +222,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
       if (n.similarity() < threshold) {
         break;
       }
-      LexicalVerifier.Verdict verdict = verifier.verify(text, entry.text());
+      Verdict verdict = verifier.verify(text, entry.text());
       if (verdict.agrees()) {
         counters.increment(Counter.SEMANTIC_HITS);
         return new SemanticLookup(new CacheLookup(new CacheStatus(CacheOutcome.HIT, LAYER,
@@ -259,7 +264,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     Instant expiresAt = clock.now().plus(ttl);
     try {
       counters.increment(Counter.STORES_QUEUED);
-      storeExecutor.execute(() -> storeNow(scopeKey, text, response, expiresAt));
+      pending.execute(storeExecutor, () -> storeNow(scopeKey, text, response, expiresAt));
     } catch (RejectedExecutionException e) {
       counters.increment(Counter.STORES_DROPPED);
     }
@@ -435,7 +440,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
 
   /**
    * Returns the text a request is compared by: the last message's text when it is a user
-   * turn, else {@code null}.
+   * turn of text only, else {@code null}.
    *
    * @param request the request
    * @return the text, or {@code null} when the request has no such turn
@@ -449,12 +454,20 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     if (last == null || last.role() != Role.USER || last.content() == null) {
       return null;
     }
+    if (last.content() instanceof Content.Parts parts
+        && parts.parts().stream().anyMatch(p -> p.text() == null)) {
+      // An image or another non-text part is part of the question, and the text alone does
+      // not show it: such a turn is not compared.
+      return null;
+    }
     return last.text();
   }
 
   /**
-   * Returns the scope key of a query: everything but the last user text, hashed with the
-   * tenant (org, team) and the canonical model.
+   * Returns the scope key of a query: everything but the last user text — the tenant
+   * ({@link CacheQuery#tenant()}), the model that answered ({@link CacheQuery#keyModel()}), the
+   * system prompt, every earlier turn, tools, tool choice, response format and every
+   * parameter — hashed as core's canonical key hashes a request.
    *
    * @param query the query
    * @return a hex SHA-256
@@ -470,7 +483,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
         r.responseFormat(), r.user(), r.metadata(), r.stream(), r.streamOptions(), r.n(),
         r.extra());
     ByteBuffer key = InMemoryExactCache.key(new CacheQuery(query.identity(), query.model(),
-        blanked, query.control()));
+        blanked, query.control(), query.answeredBy()));
     byte[] bytes = new byte[key.remaining()];
     key.get(bytes);
     return HexFormat.of().formatHex(bytes);
@@ -499,29 +512,17 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   }
 
   /**
-   * Waits until every store offered so far has been indexed locally (and published when
-   * shared). For tests and orderly shutdown.
+   * Waits until every store offered so far has been embedded and indexed locally (and
+   * published when shared), or dropped and counted. For tests, benchmarks and orderly
+   * shutdown; works with any store executor.
    *
    * @param timeout how long to wait at most
-   * @return true if the stores completed in time
+   * @return true if no store was pending within the time-out
    * @throws InterruptedException if interrupted while waiting
    */
+  @Override
   public boolean awaitStores(Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-    while (true) {
-      try {
-        storeExecutor.execute(done::countDown);
-        break;
-      } catch (RejectedExecutionException e) {
-        // A full queue drains; a shut-down executor never will.
-        if (storeExecutor.isShutdown() || System.nanoTime() >= deadline) {
-          return false;
-        }
-        Thread.sleep(5);
-      }
-    }
-    return done.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    return pending.await(timeout);
   }
 
   /** Stops the sync thread and, when the cache created it, the store thread. */
@@ -544,7 +545,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   /** Configures a {@link SemanticCache}. Not thread-safe. */
   public static final class Builder {
     private final MiniLmEmbedder embedder;
-    private LexicalVerifier verifier = LexicalVerifier.standard();
+    private HitVerifier verifier = HitVerifier.standard();
     private double threshold = DEFAULT_THRESHOLD;
     private Duration ttl = Duration.ofMinutes(10);
     private int maxEntries = 100_000;
@@ -577,12 +578,16 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     }
 
     /**
-     * Replaces the lexical verification.
+     * Replaces the verification every candidate within the threshold must pass; default
+     * {@link HitVerifier#standard()} ({@link AlignmentVerifier}). {@link LexicalVerifier} is the
+     * earlier, looser rule set; {@link HitVerifier#thresholdOnly()} leaves the decision to the
+     * similarity.
      *
      * @param value the verifier
      * @return this builder
+     * @throws NullPointerException if value is null
      */
-    public Builder verifier(LexicalVerifier value) {
+    public Builder verifier(HitVerifier value) {
       this.verifier = Objects.requireNonNull(value, "value");
       return this;
     }

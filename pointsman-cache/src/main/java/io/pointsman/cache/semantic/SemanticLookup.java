@@ -10,10 +10,10 @@ import java.util.Objects;
  * @param similarity the best candidate's cosine similarity, or {@code NaN} when none was
  *     compared (skipped, empty scope, error)
  * @param matchedText the cached text of the entry that answered or was refused, or empty
- * @param verdict the lexical verification of that entry, or {@code null} when none ran
+ * @param verdict the verification of that entry, or {@code null} when none ran
  */
 public record SemanticLookup(CacheLookup lookup, double similarity, String matchedText,
-    LexicalVerifier.Verdict verdict) {
+    Verdict verdict) {
 
   /**
    * Validates the fields.

@@ -6,6 +6,7 @@ import io.pointsman.model.ChatResponse;
 import io.pointsman.spi.CacheLookup;
 import io.pointsman.spi.CacheQuery;
 import io.pointsman.spi.ResponseCache;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -106,5 +107,24 @@ public final class TieredCache implements ResponseCache {
         LOG.warn("cache layer {} failed to store", layer.getClass().getSimpleName(), e);
       }
     }
+  }
+
+  /**
+   * Waits until every layer has completed the stores offered so far, within one time-out
+   * shared by the layers.
+   *
+   * @param timeout how long to wait at most, in all
+   * @return true if every layer finished in time
+   * @throws InterruptedException if interrupted while waiting
+   */
+  @Override
+  public boolean awaitStores(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + Objects.requireNonNull(timeout, "timeout").toNanos();
+    boolean all = true;
+    for (ResponseCache layer : layers) {
+      Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+      all &= layer.awaitStores(left);
+    }
+    return all;
   }
 }

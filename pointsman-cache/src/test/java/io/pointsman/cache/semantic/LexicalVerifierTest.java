@@ -8,13 +8,13 @@ class LexicalVerifierTest {
   private final LexicalVerifier verifier = LexicalVerifier.standard();
 
   private String refusal(String a, String b) {
-    LexicalVerifier.Verdict v = verifier.verify(a, b);
+    Verdict v = verifier.verify(a, b);
     assertThat(v.agrees()).as("%s | %s", a, b).isFalse();
     return v.reason();
   }
 
   private void agrees(String a, String b) {
-    LexicalVerifier.Verdict v = verifier.verify(a, b);
+    Verdict v = verifier.verify(a, b);
     assertThat(v.agrees()).as("%s | %s: %s", a, b, v.reason()).isTrue();
     assertThat(v.reason()).isEmpty();
   }

@@ -37,9 +37,28 @@ class SemanticCorpusTest {
     embedder = MiniLmEmbedder.builder().build();
   }
 
+  private static final StringBuilder REPORT = new StringBuilder();
+
+  /**
+   * Writes what both tests found to {@code target/semantic-corpus.txt}, and with
+   * {@code -Dpointsman.resultsDir=../pointsman-jmh/results/cache} to the committed
+   * {@code corpus.txt} there.
+   */
   @AfterAll
-  static void close() {
+  static void close() throws IOException {
     embedder.close();
+    String text = "SemanticCorpusTest output (mvn -q -B -ntp -o -pl pointsman-cache -am test"
+        + " -Dtest=SemanticCorpusTest -Dsurefire.failIfNoSpecifiedTests=false"
+        + " -Dpointsman.resultsDir=../pointsman-jmh/results/cache), defaults: threshold "
+        + SemanticCache.DEFAULT_THRESHOLD + ", HitVerifier.standard()\n" + REPORT;
+    java.nio.file.Path target = java.nio.file.Path.of("target/semantic-corpus.txt");
+    java.nio.file.Files.createDirectories(target.getParent());
+    java.nio.file.Files.writeString(target, text, StandardCharsets.UTF_8);
+    String dir = System.getProperty("pointsman.resultsDir");
+    if (dir != null && !dir.isBlank()) {
+      java.nio.file.Files.writeString(java.nio.file.Path.of(dir, "corpus.txt"), text,
+          StandardCharsets.UTF_8);
+    }
   }
 
   static List<Pair> corpus() throws IOException {
@@ -158,14 +177,19 @@ class SemanticCorpusTest {
     }
 
     void print(String mode) {
-      System.out.printf(Locale.ROOT, "corpus (%s): hits=%d right=%d precision=%.4f recall=%.4f"
-          + " (%d/%d)%n", mode, hits, rightHits, precision(), recall(), shouldHitAndHit,
-          shouldHit);
-      System.out.printf(Locale.ROOT, "  near misses at or above the threshold, refused only by"
-          + " the lexical verification: %d%n", nearMissesAboveThreshold);
-      byKind.forEach((k, v) -> System.out.printf(Locale.ROOT, "  %-22s pairs=%3d hits=%3d%n", k,
-          v[0], v[1]));
-      lines.forEach(System.out::println);
+      StringBuilder out = new StringBuilder();
+      out.append(String.format(Locale.ROOT, "corpus (%s): hits=%d right=%d precision=%.4f"
+          + " recall=%.4f (%d/%d)%n", mode, hits, rightHits, precision(), recall(),
+          shouldHitAndHit, shouldHit));
+      out.append(String.format(Locale.ROOT, "  near misses at or above the threshold, refused"
+          + " only by the verifier: %d%n", nearMissesAboveThreshold));
+      byKind.forEach((k, v) -> out.append(String.format(Locale.ROOT,
+          "  %-22s pairs=%3d hits=%3d%n", k, v[0], v[1])));
+      lines.forEach(l -> out.append(l).append('\n'));
+      System.out.print(out);
+      synchronized (REPORT) {
+        REPORT.append(out);
+      }
     }
   }
 }

@@ -15,10 +15,16 @@ import io.pointsman.spi.Deployment;
 import io.pointsman.spi.ResponseCache;
 import io.pointsman.testing.FixtureProvider;
 
-/** A gateway over a fixture provider with two tenants (orgs acme and globex). */
+/**
+ * A gateway over a fixture provider with two tenants (orgs acme and globex) and two keys with
+ * neither a team nor an org.
+ */
 public final class GatewayRig {
   public static final String ACME_KEY = "pm-cache-test-key-acme";
   public static final String GLOBEX_KEY = "pm-cache-test-key-globex";
+  /** Two keys with neither a team nor an org. */
+  public static final String LONE_A_KEY = "pm-cache-test-key-lone-a";
+  public static final String LONE_B_KEY = "pm-cache-test-key-lone-b";
 
   public final FixtureProvider fixture = FixtureProvider.builder().recordCalls(true).build();
   public final Gateway gateway;
@@ -27,6 +33,8 @@ public final class GatewayRig {
     InMemoryKeyStore keys = new InMemoryKeyStore(Clock.system());
     keys.addKey(ACME_KEY, KeySpec.builder("k-acme").team("t1").org("acme").build());
     keys.addKey(GLOBEX_KEY, KeySpec.builder("k-globex").team("t1").org("globex").build());
+    keys.addKey(LONE_A_KEY, KeySpec.builder("k-lone-a").build());
+    keys.addKey(LONE_B_KEY, KeySpec.builder("k-lone-b").build());
     ModelCatalog catalog = ModelCatalog.builder()
         .model(ModelSpec.builder("gpt-test").contextWindow(8_192).maxOutputTokens(1_024)
             .price(Price.of(1_000_000, 2_000_000)).build())
@@ -44,5 +52,9 @@ public final class GatewayRig {
 
   public ChatResult call(String key, String text) {
     return gateway.chat(request(text), CallOptions.of(key));
+  }
+
+  public ChatResult call(String key, ChatRequest request) {
+    return gateway.chat(request, CallOptions.of(key));
   }
 }
