@@ -91,7 +91,7 @@ class CacheKeyScopeTest {
   @Test
   void anAnswerFromADeploymentOfAnotherModelIsStoredUnderThatModel() {
     // A router that falls back to the deployment serving mini-model for every call.
-    Gateway fallingBack = rig.builder().router(context -> Deployment.of("fixture-mini",
+    Gateway fallingBack = rig.routed(context -> Deployment.of("fixture-mini",
         "fixture", "mini-model")).build();
     ChatRequest forGpt = TestRig.request("q");
     ChatResult answered = fallingBack.chat(forGpt, CallOptions.of(TestRig.KEY));
