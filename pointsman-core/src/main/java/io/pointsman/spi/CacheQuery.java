@@ -19,6 +19,10 @@ public record CacheQuery(
   /**
    * Validates the fields.
    *
+   * @param identity the caller, whose org and team scope every entry
+   * @param model the resolved model
+   * @param request the request after the input guardrail (redacted)
+   * @param control the call's cache control
    * @throws NullPointerException if a field is null
    */
   public CacheQuery {

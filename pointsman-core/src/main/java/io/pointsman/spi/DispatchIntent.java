@@ -37,6 +37,7 @@ public record DispatchIntent(
   /**
    * Validates the fields.
    *
+   * @param eventId the call's event id (one per call; settlement is idempotent on it)
    * @throws NullPointerException if a required field is null
    * @throws IllegalArgumentException if attempt is below 1 or an amount is negative
    */
