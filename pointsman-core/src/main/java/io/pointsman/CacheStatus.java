@@ -16,6 +16,11 @@ public record CacheStatus(CacheOutcome outcome, String layer, String reason) {
   /**
    * Validates the fields.
    *
+   * @param outcome hit, miss, bypass or skipped
+   * @param layer the cache layer that answered or was consulted (for example {@code "exact"}),
+   *     or {@code "none"}
+   * @param reason why, for example {@code "no-store"}, {@code "not deterministic"},     {@code
+   *     "stream"}, {@code "error"}; empty for a plain hit or miss
    * @throws NullPointerException if a field is null
    */
   public CacheStatus {

@@ -36,6 +36,21 @@ public record ChatResult(
   /**
    * Validates the fields.
    *
+   * @param response the response
+   * @param usage the usage charged for this call ({@code null} for a cache hit or a stage reply:
+   *     no provider work was done)
+   * @param costMicros the amount charged, in micro-units
+   * @param costEstimated whether the cost is an estimate rather than priced provider usage
+   * @param cacheStatus what the cache did
+   * @param deploymentId the deployment that answered, or {@code null}
+   * @param attempts the number of provider attempts dispatched
+   * @param eventId the call's event id (the key of its usage record)
+   * @param requestId the call's request id
+   * @param outcome how the call ended
+   * @param timings the time spent in each stage
+   * @param timeToFirstTokenNanos for a stream, nanoseconds from entry to the first chunk
+   *     delivered to the observer; -1 when not streamed or no chunk arrived
+   * @param remaining what each matched limit has left (for {@code x-ratelimit-*} headers)
    * @throws NullPointerException if a required field is null
    */
   public ChatResult {

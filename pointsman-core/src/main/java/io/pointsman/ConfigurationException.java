@@ -23,6 +23,7 @@ public final class ConfigurationException extends IllegalStateException {
     CONFLICTING_SETTINGS
   }
 
+  /** What is wrong with the configuration. */
   private final Problem problem;
 
   /**

@@ -16,8 +16,11 @@ import java.util.Objects;
 public class PointsmanException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** The outcome class. */
   private final Status status;
+  /** The stage that decided. */
   private final String stage;
+  /** The rule that decided, or null. */
   private final String rule;
 
   /**

@@ -23,6 +23,13 @@ public record KeySpec(
   /**
    * Validates the fields.
    *
+   * @param keyId the key's id, safe to log and to store in the ledger
+   * @param userId the user, or {@code null}
+   * @param teamId the team, or {@code null}
+   * @param orgId the organisation, or {@code null}
+   * @param tags tags for budgets and reporting
+   * @param models the models this key allows
+   * @param expiresAt when the key stops working, or {@code null} for never
    * @throws NullPointerException if keyId, tags or models is null
    * @throws IllegalArgumentException if keyId is blank
    */

@@ -39,6 +39,16 @@ public record ModelSpec(
   /**
    * Validates the fields.
    *
+   * @param name the canonical model name
+   * @param aliases other names callers may use
+   * @param contextWindow the most tokens (input plus output) the model accepts
+   * @param maxOutputTokens the most output tokens one completion may produce
+   * @param price the price, or {@code null} when unknown (then every call is charged its full
+   *     reservation, never zero)
+   * @param capabilities what the model supports, for example {@link #TOOLS}, {@link #STREAMING}
+   * @param imageTokens the most input tokens one image part can cost with this model, as its
+   *     provider bills it (the bound admission counts per image; default
+   *     {@link #DEFAULT_IMAGE_TOKENS})
    * @throws NullPointerException if name, aliases or capabilities is null
    * @throws IllegalArgumentException if a limit is not positive or the output cap exceeds the
    *     context window

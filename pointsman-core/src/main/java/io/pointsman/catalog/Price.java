@@ -13,6 +13,9 @@ public record Price(long inputPerMillion, long outputPerMillion, long cachedInpu
   /**
    * Validates the prices.
    *
+   * @param inputPerMillion price of one million uncached input tokens
+   * @param outputPerMillion price of one million output tokens
+   * @param cachedInputPerMillion price of one million cached input tokens
    * @throws IllegalArgumentException if a price is negative
    */
   public Price {

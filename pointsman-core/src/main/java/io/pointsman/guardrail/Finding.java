@@ -16,6 +16,9 @@ public record Finding(String rule, int start, int end) {
   /**
    * Validates the fields.
    *
+   * @param rule the rule's name, for example {@code secret.github_token}
+   * @param start the index of the first character of the match
+   * @param end the index after the last character of the match
    * @throws NullPointerException if rule is null
    * @throws IllegalArgumentException if the span is negative or empty
    */

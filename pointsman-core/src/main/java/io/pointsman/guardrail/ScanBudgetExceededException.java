@@ -10,6 +10,7 @@ package io.pointsman.guardrail;
 public final class ScanBudgetExceededException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** The family of checks whose budget ran out. */
   private final String family;
 
   /**

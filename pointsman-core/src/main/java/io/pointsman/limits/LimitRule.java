@@ -48,6 +48,10 @@ public record LimitRule(Kind kind, Scope scope, long limit, Period period) {
   /**
    * Validates the fields.
    *
+   * @param kind what is limited
+   * @param scope what it applies to
+   * @param limit the limit: micro-units, calls in flight, requests or tokens per minute
+   * @param period the budget's period ({@link Period#total()} for the other kinds)
    * @throws NullPointerException if a reference is null
    * @throws IllegalArgumentException if the limit is negative or above
    *     {@link io.pointsman.spi.Counter#MAX_VALUE}, a non-budget rule has a period, a

@@ -33,6 +33,8 @@ public record Period(Unit unit, ZoneId zone) {
   /**
    * Validates the fields.
    *
+   * @param unit the length
+   * @param zone the zone whose calendar aligns the periods (UTC for {@link Unit#TOTAL})
    * @throws NullPointerException if a field is null
    */
   public Period {

@@ -30,6 +30,9 @@ public record Scope(Kind kind, String id) {
   /**
    * Validates the fields.
    *
+   * @param kind the kind of scope
+   * @param id the key id, team id, org id, tag or canonical model name; empty for
+   *     {@link Kind#GLOBAL}
    * @throws NullPointerException if a field is null
    * @throws IllegalArgumentException if id is blank for a non-global scope
    */

@@ -29,7 +29,17 @@ public record ChatChunk(
     @JsonProperty("usage") Usage usage,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
-  /** Normalizes lists and the extra map to immutable copies. */
+  /**
+   * Normalizes lists and the extra map to immutable copies.
+   *
+   * @param id the completion id
+   * @param object {@code "chat.completion.chunk"}
+   * @param created creation time in epoch seconds
+   * @param model the model that answered
+   * @param choices the increments
+   * @param usage usage, on the final chunk when the request asked for it, else {@code null}
+   * @param extra every other field, kept verbatim
+   */
   public ChatChunk {
     choices = choices == null ? List.of() : List.copyOf(choices);
     extra = Json.extras(extra);

@@ -61,7 +61,27 @@ public record ChatRequest(
     @JsonProperty("n") Integer n,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
-  /** Normalizes lists and the extra map to immutable copies (null elements are kept for validation). */
+  /**
+   * Normalizes lists and the extra map to immutable copies (null elements are kept for validation).
+   *
+   * @param model the model name or alias
+   * @param messages the conversation
+   * @param tools the tools the model may call, or {@code null}
+   * @param toolChoice how the model picks a tool (string or object), or {@code null}
+   * @param temperature sampling temperature, or {@code null} for the provider's default
+   * @param topP nucleus sampling mass, or {@code null}
+   * @param maxTokens the legacy output token cap, or {@code null}
+   * @param maxCompletionTokens the output token cap, or {@code null}
+   * @param stop a stop string or array of strings, or {@code null}
+   * @param seed a sampling seed, or {@code null}
+   * @param responseFormat the response format object, or {@code null}
+   * @param user an end-user identifier, or {@code null}
+   * @param metadata free-form metadata object, or {@code null}
+   * @param stream whether the response is streamed, or {@code null}
+   * @param streamOptions stream options, or {@code null}
+   * @param n number of choices, or {@code null}
+   * @param extra every other field, kept verbatim
+   */
   public ChatRequest {
     messages = messages == null ? null : Json.listAllowingNulls(messages);
     tools = tools == null ? null : Json.listAllowingNulls(tools);

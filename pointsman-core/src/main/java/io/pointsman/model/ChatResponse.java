@@ -31,7 +31,18 @@ public record ChatResponse(
     @JsonProperty("system_fingerprint") String systemFingerprint,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
-  /** Normalizes lists and the extra map to immutable copies. */
+  /**
+   * Normalizes lists and the extra map to immutable copies.
+   *
+   * @param id the completion id
+   * @param object {@code "chat.completion"}
+   * @param created creation time in epoch seconds
+   * @param model the model that answered
+   * @param choices the choices
+   * @param usage token usage, or {@code null} when the provider did not report it
+   * @param systemFingerprint the backend fingerprint, or {@code null}
+   * @param extra every other field, kept verbatim
+   */
   public ChatResponse {
     choices = choices == null ? List.of() : List.copyOf(choices);
     extra = Json.extras(extra);

@@ -24,7 +24,15 @@ public record Choice(
     @JsonProperty("logprobs") JsonNode logprobs,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
-  /** Normalizes the extra map to an immutable copy. */
+  /**
+   * Normalizes the extra map to an immutable copy.
+   *
+   * @param index the choice index
+   * @param message the generated message
+   * @param finishReason why generation stopped ({@code stop}, {@code length}, {@code tool_calls}…)
+   * @param logprobs log probabilities, kept verbatim, or {@code null}
+   * @param extra every other field, kept verbatim
+   */
   public Choice {
     extra = Json.extras(extra);
   }

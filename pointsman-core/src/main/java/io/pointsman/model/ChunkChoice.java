@@ -22,7 +22,14 @@ public record ChunkChoice(
     @JsonProperty("finish_reason") @JsonInclude(JsonInclude.Include.ALWAYS) String finishReason,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
-  /** Normalizes the extra map to an immutable copy. */
+  /**
+   * Normalizes the extra map to an immutable copy.
+   *
+   * @param index the choice index
+   * @param delta the increment
+   * @param finishReason set on the last chunk of the choice, else {@code null}
+   * @param extra every other field, kept verbatim
+   */
   public ChunkChoice {
     extra = Json.extras(extra);
   }

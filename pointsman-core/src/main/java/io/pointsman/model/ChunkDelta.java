@@ -22,7 +22,14 @@ public record ChunkDelta(
     @JsonProperty("tool_calls") JsonNode toolCalls,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
-  /** Normalizes the extra map to an immutable copy. */
+  /**
+   * Normalizes the extra map to an immutable copy.
+   *
+   * @param role the role, on the first chunk only, or {@code null}
+   * @param content the text increment, or {@code null}
+   * @param toolCalls partial tool calls, kept verbatim, or {@code null}
+   * @param extra every other field, kept verbatim
+   */
   public ChunkDelta {
     extra = Json.extras(extra);
   }

@@ -58,6 +58,7 @@ public sealed interface Content permits Content.Text, Content.Parts {
     /**
      * Creates plain text content.
      *
+     * @param text the text
      * @throws NullPointerException if text is null
      */
     public Text {
@@ -79,6 +80,7 @@ public sealed interface Content permits Content.Text, Content.Parts {
     /**
      * Creates multi-part content.
      *
+     * @param parts the parts, in order
      * @throws NullPointerException if parts or any part is null
      */
     public Parts {

@@ -22,7 +22,14 @@ public record ContentPart(
     @JsonProperty("image_url") JsonNode imageUrl,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
-  /** Normalizes the extra map to an immutable copy. */
+  /**
+   * Normalizes the extra map to an immutable copy.
+   *
+   * @param type the part type, for example {@code "text"} or {@code "image_url"}
+   * @param text the text of a text part, or {@code null}
+   * @param imageUrl the {@code image_url} object of an image part, or {@code null}
+   * @param extra every other field, kept verbatim
+   */
   public ContentPart {
     extra = Json.extras(extra);
   }

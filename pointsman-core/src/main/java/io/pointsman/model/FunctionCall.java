@@ -20,7 +20,13 @@ public record FunctionCall(
     @JsonProperty("arguments") String arguments,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
-  /** Normalizes the extra map to an immutable copy. */
+  /**
+   * Normalizes the extra map to an immutable copy.
+   *
+   * @param name the function name
+   * @param arguments the arguments as a JSON-encoded string, exactly as the model produced them
+   * @param extra every other field, kept verbatim
+   */
   public FunctionCall {
     extra = Json.extras(extra);
   }

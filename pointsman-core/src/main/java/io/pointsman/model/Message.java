@@ -27,7 +27,16 @@ public record Message(
     @JsonProperty("tool_call_id") String toolCallId,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
-  /** Normalizes lists and the extra map to immutable copies. */
+  /**
+   * Normalizes lists and the extra map to immutable copies.
+   *
+   * @param role who wrote it
+   * @param content its content, or {@code null} (an assistant message that only calls tools)
+   * @param name an optional participant name
+   * @param toolCalls the tool calls of an assistant message, or {@code null}
+   * @param toolCallId the id of the call a tool message answers, or {@code null}
+   * @param extra every other field, kept verbatim
+   */
   public Message {
     toolCalls = toolCalls == null ? null : List.copyOf(toolCalls);
     extra = Json.extras(extra);

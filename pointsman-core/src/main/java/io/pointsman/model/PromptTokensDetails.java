@@ -18,7 +18,12 @@ public record PromptTokensDetails(
     @JsonProperty("cached_tokens") Long cachedTokens,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
-  /** Normalizes the extra map to an immutable copy. */
+  /**
+   * Normalizes the extra map to an immutable copy.
+   *
+   * @param cachedTokens prompt tokens served from the provider's prompt cache, or {@code null}
+   * @param extra every other field, kept verbatim
+   */
   public PromptTokensDetails {
     extra = Json.extras(extra);
   }

@@ -18,7 +18,12 @@ public record StreamOptions(
     @JsonProperty("include_usage") Boolean includeUsage,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
-  /** Normalizes the extra map to an immutable copy. */
+  /**
+   * Normalizes the extra map to an immutable copy.
+   *
+   * @param includeUsage whether the final chunk carries usage
+   * @param extra every other field, kept verbatim
+   */
   public StreamOptions {
     extra = Json.extras(extra);
   }

@@ -21,7 +21,14 @@ public record Tool(
     @JsonProperty("function") JsonNode function,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
-  /** Normalizes the extra map to an immutable copy. */
+  /**
+   * Normalizes the extra map to an immutable copy.
+   *
+   * @param type the tool type, {@code "function"}
+   * @param function the function definition: name, description, JSON Schema parameters, strict
+   *     flag, kept as a JSON object
+   * @param extra every other field, kept verbatim
+   */
   public Tool {
     extra = Json.extras(extra);
   }

@@ -22,7 +22,14 @@ public record ToolCall(
     @JsonProperty("function") FunctionCall function,
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
-  /** Normalizes the extra map to an immutable copy. */
+  /**
+   * Normalizes the extra map to an immutable copy.
+   *
+   * @param id the call id, echoed by the tool message that answers it
+   * @param type the tool type, {@code "function"}
+   * @param function the function and its arguments
+   * @param extra every other field, kept verbatim
+   */
   public ToolCall {
     extra = Json.extras(extra);
   }

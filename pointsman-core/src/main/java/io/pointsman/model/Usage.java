@@ -30,6 +30,12 @@ public record Usage(
   /**
    * Validates counts and normalizes the extra map.
    *
+   * @param promptTokens input tokens
+   * @param completionTokens output tokens
+   * @param totalTokens input plus output tokens
+   * @param promptTokensDetails the prompt breakdown (cached tokens), or {@code null}
+   * @param completionTokensDetails the completion breakdown, kept verbatim, or {@code null}
+   * @param extra every other field, kept verbatim
    * @throws IllegalArgumentException if a count is negative
    */
   public Usage {

@@ -19,6 +19,11 @@ public record HttpTimeouts(
   /**
    * Validates the fields.
    *
+   * @param connect how long opening a connection may take (a failure here means nothing was sent)
+   * @param firstByte how long the provider may take, after the send, to start its response
+   * @param betweenChunks the longest silence allowed inside a response body (keep-alive comments
+   *     count as data)
+   * @param total the longest an attempt may take from send to the end of its body
    * @throws NullPointerException if a field is null
    * @throws IllegalArgumentException if a duration is zero or negative
    */

@@ -14,6 +14,9 @@ public record SseEvent(String event, String data, String id) {
   /**
    * Validates the fields.
    *
+   * @param event the event type; {@code "message"} when the stream named none
+   * @param data the data lines joined with {@code '\n'}
+   * @param id the last event id seen on the stream, or {@code null}
    * @throws NullPointerException if event or data is null
    */
   public SseEvent {

@@ -26,6 +26,17 @@ public record Admission(
   /**
    * Validates the fields.
    *
+   * @param eventId the call's event id
+   * @param identity the caller
+   * @param tags the key's tags plus the call's tags
+   * @param model the resolved model
+   * @param inputTokens the input token bound
+   * @param maxOutputTokens the output tokens the hold covers: the per-choice output cap (sent on
+   *     the wire of every attempt) times the number of choices {@code n}
+   * @param worstCaseMicros the most one attempt can cost: input bound × input price + n × output
+   *     cap × output price, at the highest price among the model and every deployment the router
+   *     may pick (an unpriced model uses the catalog's fallback price)
+   * @param at when the call was admitted
    * @throws NullPointerException if a reference field is null
    * @throws IllegalArgumentException if a count or amount is negative
    */

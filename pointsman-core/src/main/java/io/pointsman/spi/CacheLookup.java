@@ -16,6 +16,8 @@ public record CacheLookup(CacheStatus status, ChatResponse response) {
   /**
    * Validates that a hit carries a response and nothing else does.
    *
+   * @param status what the cache did
+   * @param response the cached response on a hit, else {@code null}
    * @throws NullPointerException if status is null
    * @throws IllegalArgumentException if a hit has no response or a non-hit has one
    */

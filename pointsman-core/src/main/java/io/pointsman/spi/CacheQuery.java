@@ -26,6 +26,12 @@ public record CacheQuery(
   /**
    * Validates the fields.
    *
+   * @param identity the caller, whose org and team scope every entry
+   * @param model the resolved model
+   * @param request the request after the input guardrail (redacted)
+   * @param control the call's cache control
+   * @param answeredBy on a store, the deployment that produced the response; {@code null} on a
+   *     lookup
    * @throws NullPointerException if a field other than answeredBy is null
    */
   public CacheQuery {

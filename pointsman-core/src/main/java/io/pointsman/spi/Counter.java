@@ -37,6 +37,12 @@ public record Counter(String key, Type type, long limit, long amount, long horiz
   /**
    * Validates the fields.
    *
+   * @param key the counter's key, unique per rule and period (the store adds its own prefix)
+   * @param type what the counter counts
+   * @param limit the limit: micro-units, calls in flight, or units per window
+   * @param amount what this reservation takes: the hold in micro-units, {@code 1} call, or the
+   *     units of the rate (requests or tokens)
+   * @param horizonMillis see above
    * @throws NullPointerException if key or type is null
    * @throws IllegalArgumentException if a number is negative or above {@link #MAX_VALUE}, or
    *     a rate has no window

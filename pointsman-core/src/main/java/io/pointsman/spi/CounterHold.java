@@ -19,6 +19,12 @@ public record CounterHold(String reservationId, String owner, long createdAtMill
   /**
    * Validates and copies.
    *
+   * @param reservationId the reservation's id
+   * @param owner the store instance that took it (see the store's owner setting), or     {@code
+   *     "rebuild"} for a hold recreated from the ledger
+   * @param createdAtMillis when it was taken, by the store's own clock (Redis {@code TIME}),
+   *     epoch milliseconds
+   * @param counters the counters it holds, with the amounts held (extensions included)
    * @throws NullPointerException if a field is null
    */
   public CounterHold {

@@ -12,6 +12,7 @@ package io.pointsman.spi;
 public class CounterStoreUnavailableException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** Whether the store may have applied the operation. */
   private final boolean outcomeUnknown;
 
   /**

@@ -18,6 +18,11 @@ public record Deployment(
   /**
    * Validates the fields.
    *
+   * @param id a unique id, reported in results and the ledger
+   * @param provider the registered provider name
+   * @param servesModel the canonical catalog model this deployment serves
+   * @param providerModel the model name sent to the provider
+   * @param priceOverride a price replacing the catalog's for calls served here, or {@code null}
    * @throws NullPointerException if a name is null
    * @throws IllegalArgumentException if a name is blank
    */

@@ -37,6 +37,23 @@ public record DispatchIntent(
   /**
    * Validates the fields.
    *
+   * @param eventId the call's event id (one per call; settlement is idempotent on it)
+   * @param requestId the call's request id
+   * @param attempt the attempt number, from 1
+   * @param keyId the virtual key's id
+   * @param userId the user, or {@code null}
+   * @param teamId the team, or {@code null}
+   * @param orgId the organisation, or {@code null}
+   * @param tags the key's and the call's tags
+   * @param model the canonical model
+   * @param deploymentId the deployment this attempt goes to
+   * @param provider the provider name
+   * @param reservationId the reservation held for the call
+   * @param heldMicros the amount the reservation holds against budgets
+   * @param worstCaseMicros the call's worst-case cost, charged if its outcome stays unknown
+   * @param at when the intent was recorded
+   * @param callStartedAt when the call entered the gateway (the time its budget period is judged
+   *     by, also for an attempt dispatched after a period boundary)
    * @throws NullPointerException if a required field is null
    * @throws IllegalArgumentException if attempt is below 1 or an amount is negative
    */

@@ -16,6 +16,8 @@ public record Grant(boolean everyModel, Set<String> models) {
   /**
    * Validates the fields.
    *
+   * @param everyModel true when every model is allowed
+   * @param models the allowed canonical names or aliases when {@code everyModel} is false
    * @throws NullPointerException if models is null
    */
   public Grant {

@@ -23,6 +23,14 @@ public record Identity(
   /**
    * Validates the fields.
    *
+   * @param keyId the virtual key's id (never the key itself)
+   * @param userId the user, or {@code null}
+   * @param teamId the team, or {@code null}
+   * @param orgId the organisation, or {@code null}
+   * @param tags the key's tags
+   * @param keyGrant models the key allows
+   * @param teamGrant models the team allows
+   * @param orgGrant models the organisation allows
    * @throws NullPointerException if keyId, tags or a grant is null
    */
   public Identity {

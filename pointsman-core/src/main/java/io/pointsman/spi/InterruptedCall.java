@@ -22,6 +22,11 @@ public record InterruptedCall(
   /**
    * Validates the fields.
    *
+   * @param lastIntent the latest dispatch intent recovered for the call
+   * @param attemptsSeen how many dispatch intents were recovered
+   * @param requestIntentFound whether the request intent (fused with attempt 1) was recovered;
+   *     false means an {@code UNKNOWN} send whose request intent is missing
+   * @param recoveredAt when recovery found it
    * @throws NullPointerException if a reference field is null
    * @throws IllegalArgumentException if attemptsSeen is below 1
    */

@@ -31,6 +31,16 @@ public record ProviderCall(
   /**
    * Validates the fields.
    *
+   * @param requestId the call's request id
+   * @param eventId the call's event id
+   * @param deployment where to send
+   * @param request the request to send, with the deployment's provider model name and the output
+   *     cap the hold covers
+   * @param attempt the attempt number, from 1
+   * @param deadline when the call's time runs out, or {@code null}; from a gateway it is anchored
+   *     to the wall clock when the attempt starts, from the time left on the gateway's monotonic
+   *     clock, so a provider should turn it into a duration at once
+   *     ({@code Duration.between(now, deadline)}) and measure that on a monotonic clock
    * @throws NullPointerException if a required field is null
    */
   public ProviderCall {

@@ -33,8 +33,11 @@ public final class ProviderException extends PointsmanException {
   /** The rule of a refusal because the provider account's quota is exhausted. */
   public static final String QUOTA_EXHAUSTED_RULE = "upstream.insufficient_quota";
 
+  /** Whether the provider may have billed the attempt. */
   private final Billing billing;
+  /** Whether another attempt may succeed. */
   private final boolean retryable;
+  /** Whether another attempt on the same deployment may succeed. */
   private final boolean retryableOnSameDeployment;
   private final transient Duration retryAfter;
   private final transient UpstreamError upstream;

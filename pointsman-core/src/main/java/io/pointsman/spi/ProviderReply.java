@@ -17,6 +17,10 @@ public record ProviderReply(ChatResponse response, Usage usage, boolean usageEst
   /**
    * Validates the fields.
    *
+   * @param response the response (for a stream, the assembled response)
+   * @param usage the usage to settle on, or {@code null} when the provider reported none (the
+   *     gateway then charges an estimate flagged as such, never zero)
+   * @param usageEstimated whether {@code usage} is an estimate rather than the provider's report
    * @throws NullPointerException if response is null
    */
   public ProviderReply {

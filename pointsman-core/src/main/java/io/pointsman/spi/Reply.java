@@ -14,6 +14,7 @@ public record Reply(ChatResponse response) {
   /**
    * Validates the response.
    *
+   * @param response the response
    * @throws NullPointerException if response is null
    */
   public Reply {

@@ -18,6 +18,10 @@ public record ResolvedModel(
   /**
    * Validates the fields.
    *
+   * @param spec the model
+   * @param inputTokens an upper bound of the prompt's tokens (exact when {@code inputExact})
+   * @param inputExact whether {@code inputTokens} is an exact count rather than a bound
+   * @param maxOutputTokens the output cap: the request's, else the model's
    * @throws NullPointerException if spec is null
    * @throws IllegalArgumentException if a count is negative
    */

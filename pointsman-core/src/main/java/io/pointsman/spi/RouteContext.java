@@ -19,6 +19,11 @@ public record RouteContext(
   /**
    * Validates the fields.
    *
+   * @param identity the caller
+   * @param model the resolved model
+   * @param request the request as it will be sent
+   * @param attempt the attempt number, from 1
+   * @param failed ids of deployments that already failed in this call
    * @throws NullPointerException if a field is null
    * @throws IllegalArgumentException if attempt is below 1
    */

@@ -27,6 +27,11 @@ public record UpstreamError(String type, String code, String param,
   /**
    * Copies the headers.
    *
+   * @param type the provider's error type, for example {@code "invalid_request_error"}, or null
+   * @param code the provider's error code, for example {@code "insufficient_quota"}, or null
+   * @param param the request parameter the provider blamed, for example {@code "messages"}, or
+   *     null
+   * @param headers the provider's retry and rate-limit headers, names in lower case
    * @throws NullPointerException if headers is null
    */
   public UpstreamError {

@@ -45,6 +45,29 @@ public record UsageRecord(
   /**
    * Validates the fields.
    *
+   * @param eventId the call's event id
+   * @param requestId the call's request id
+   * @param keyId the virtual key's id
+   * @param userId the user, or {@code null}
+   * @param teamId the team, or {@code null}
+   * @param orgId the organisation, or {@code null}
+   * @param tags the key's and the call's tags
+   * @param model the canonical model, or {@code null} when the call ended before resolving it
+   * @param deploymentId the deployment that answered, or {@code null}
+   * @param attempts the number of provider attempts dispatched
+   * @param outcome how the call ended
+   * @param httpStatus the status returned to the caller
+   * @param decidedBy the stage that decided a failure, or {@code null} on success
+   * @param rule the rule that decided, or {@code null}
+   * @param usage token usage charged, or {@code null} when no provider work was done
+   * @param costMicros the amount charged, in micro-units
+   * @param costEstimated whether the cost is an estimate (unknown outcome, missing usage,
+   *     unpriced model, cancelled stream) rather than priced provider usage
+   * @param reservationId the reservation, or {@code null} when none was taken
+   * @param heldMicros the amount the reservation held
+   * @param cacheOutcome what the cache did
+   * @param startedAt when the call entered the gateway
+   * @param durationNanos how long the call took until this record
    * @throws NullPointerException if a required field is null
    * @throws IllegalArgumentException if a count or amount is negative
    */

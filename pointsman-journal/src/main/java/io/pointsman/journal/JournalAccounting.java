@@ -35,7 +35,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The durable profile of core's {@link Accounting}: every dispatch intent and every usage
+ * The durable profile of core's {@link io.pointsman.spi.Accounting}: every dispatch intent and every usage
  * record is made durable in a {@link SegmentedJournal} before the gateway may send or answer,
  * then handed to a {@link Settlement} (for example PostgreSQL) after acknowledgement, in
  * batches, on background settler threads (one by default, see

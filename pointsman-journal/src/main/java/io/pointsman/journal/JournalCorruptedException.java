@@ -14,7 +14,9 @@ public final class JournalCorruptedException extends JournalException {
   private static final long serialVersionUID = 1L;
 
   private final transient Path segment;
+  /** The byte offset of the damage inside the segment. */
   private final long offset;
+  /** What is wrong, without the location. */
   private final String reason;
 
   /**

@@ -10,7 +10,9 @@ package io.pointsman.journal;
 public final class JournalFullException extends JournalException {
   private static final long serialVersionUID = 1L;
 
+  /** The bytes of segment files held when the call was refused. */
   private final long retainedBytes;
+  /** The configured limit, in bytes. */
   private final long limitBytes;
 
   /**

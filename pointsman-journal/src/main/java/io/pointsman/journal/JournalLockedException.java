@@ -10,7 +10,9 @@ import java.nio.file.Path;
 public final class JournalLockedException extends JournalException {
   private static final long serialVersionUID = 1L;
 
+  /** The locked journal directory, as a string (a Path is not serializable). */
   private final String directory;
+  /** What the holder wrote about itself. */
   private final String holder;
 
   /**

@@ -18,7 +18,16 @@ public record RecoveryReport(
     List<UsageRecord> resettled, List<InterruptedCall> interrupted, int unknownSends,
     int recordsScanned) {
 
-  /** Copies the lists. */
+  /**
+   * Copies the lists.
+   *
+   * @param resettled settled records not yet confirmed by settlement, handed to it again
+   * @param interrupted calls with a dispatch intent and no settled record: {@code UNKNOWN}
+   *     outcomes whose reservations stay held until attested or expired
+   * @param unknownSends how many of {@code interrupted} had a dispatch intent without its request
+   *     intent
+   * @param recordsScanned valid records the journal recovered, delivered or not
+   */
   public RecoveryReport {
     resettled = List.copyOf(resettled);
     interrupted = List.copyOf(interrupted);

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * The whole accounting path under simulated power loss: a gateway on {@link JournalAccounting}
  * over the crash-simulating disk, several callers, a crash while a provider call is in flight,
  * then recovery into a settlement model that survived (as PostgreSQL would). After every crash
- * the invariants of RELIABILITY.md hold at the accounting level:
+ * these hold at the accounting level (the fault model is docs/durability.md's):
  * acknowledged usage is never lost; nothing never recorded appears; recovering twice gives the
  * same hand-over; replaying into settlement again changes nothing; no provider call lacks a
  * durable intent; every call ends exactly once, settled or held as UNKNOWN.

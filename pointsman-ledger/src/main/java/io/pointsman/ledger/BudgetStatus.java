@@ -23,6 +23,13 @@ public record BudgetStatus(
   /**
    * Validates the fields.
    *
+   * @param scope the budget's scope
+   * @param period the budget's period
+   * @param limitMicros the limit per period
+   * @param periodStart where the current period starts
+   * @param periodEnd where it ends (exclusive), or {@code null} for {@link BudgetPeriod#TOTAL}
+   * @param spentMicros charges in the scope during the period
+   * @param heldMicros what unresolved holds of calls in the scope hold (whatever their period)
    * @throws NullPointerException if a required field is null
    */
   public BudgetStatus {

@@ -32,6 +32,11 @@ public record HoldDecision(Verdict verdict, String eventId, long epoch, String m
   /**
    * Validates the fields.
    *
+   * @param verdict what was decided
+   * @param eventId the call's event id
+   * @param epoch the hold's epoch after the decision (unchanged when refused; zero when no hold
+   *     exists)
+   * @param message why, for an operator's log
    * @throws NullPointerException if a field is null
    */
   public HoldDecision {

@@ -37,6 +37,22 @@ public record LedgerConflict(
   /**
    * Validates the fields.
    *
+   * @param conflictId the row's id
+   * @param eventId the event
+   * @param storedStatus the stored row's status
+   * @param storedCostMicros the stored cost
+   * @param storedPromptTokens the stored prompt tokens, or {@code null}
+   * @param storedCompletionTokens the stored completion tokens, or {@code null}
+   * @param storedCachedTokens the stored cached tokens, or {@code null}
+   * @param replayedCostMicros the replayed record's cost
+   * @param replayedPromptTokens the replayed prompt tokens, or {@code null}
+   * @param replayedCompletionTokens the replayed completion tokens, or {@code null}
+   * @param replayedCachedTokens the replayed cached tokens, or {@code null}
+   * @param firstSeenAt when this disagreement was first seen (database clock)
+   * @param lastSeenAt when it was last seen
+   * @param timesSeen how many hand-overs carried it
+   * @param resolvedAt when an operator resolved it, or {@code null} while open
+   * @param resolution the operator's note, or {@code null} while open
    * @throws NullPointerException if a required field is null
    */
   public LedgerConflict {

@@ -156,7 +156,9 @@ public final class LedgerSchema {
 
   static String script(String name) {
     String path = "db/migration/" + name;
-    try (InputStream in = LedgerSchema.class.getClassLoader().getResourceAsStream(path)) {
+    // Through the class, not its loader: on the module path the scripts are resources of this
+    // named module, which its class loader does not hand out.
+    try (InputStream in = LedgerSchema.class.getResourceAsStream("/" + path)) {
       if (in == null) {
         throw new IllegalStateException("ledger migration missing from the class path: " + path);
       }

@@ -21,7 +21,9 @@ public final class LedgerSchemaException extends PointsmanException {
     CHECKSUM_MISMATCH
   }
 
+  /** Why the schema was refused. */
   private final Reason reason;
+  /** The migration version the refusal is about. */
   private final int version;
 
   LedgerSchemaException(Reason reason, int version, String message) {

@@ -37,6 +37,17 @@ public record QuarantinedItem(
   /**
    * Validates the fields.
    *
+   * @param quarantineId the row's id
+   * @param kind what was refused
+   * @param eventId the item's event id
+   * @param reasonKind why, as a category
+   * @param reason why, in PostgreSQL's words
+   * @param sqlState the SQLSTATE of the refusal, or {@code null}
+   * @param heldMicros what the item keeps held against its budgets while quarantined
+   * @param quarantinedAt when it was first quarantined (database clock)
+   * @param lastTriedAt when it was last refused (database clock)
+   * @param tries how many times it was refused
+   * @param payload the item as handed over, as JSON
    * @throws NullPointerException if a required field is null
    */
   public QuarantinedItem {

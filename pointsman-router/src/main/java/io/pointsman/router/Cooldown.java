@@ -18,6 +18,9 @@ public record Cooldown(int failureThreshold, Duration openFor, Duration maxOpenF
   /**
    * Validates the fields.
    *
+   * @param failureThreshold consecutive failures that open the deployment, at least 1
+   * @param openFor the first open period
+   * @param maxOpenFor the longest open period after repeated failed probes
    * @throws NullPointerException if a duration is null
    * @throws IllegalArgumentException if a value is out of range
    */

@@ -22,6 +22,11 @@ public record RoutedDeployment(
   /**
    * Validates the fields.
    *
+   * @param deployment the core deployment (id, provider, model, provider model, price override)
+   * @param weight the relative share for weighted selection, at least 1
+   * @param rpmLimit requests per minute this deployment may take, 0 for no cap
+   * @param tpmLimit tokens per minute (admission bounds) it may take, 0 for no cap
+   * @param tags free-form labels, for example a region
    * @throws NullPointerException if deployment or tags is null
    * @throws IllegalArgumentException if weight is below 1 or a cap is negative
    */

@@ -124,6 +124,12 @@ public final class CrashDrill {
     /**
      * Validates the parameters.
      *
+     * @param kills how many SIGKILL cycles
+     * @param answered requests answered per cycle before the kill (and again while PostgreSQL
+     *     is down, in an outage cycle)
+     * @param held requests held unanswered at each kill (at least 20), besides the race request
+     * @param outages which cycles are outage cycles: PostgreSQL stopped during load, the facade
+     *     killed and restarted while it is down, then PostgreSQL started again
      * @throws IllegalArgumentException if out of range
      * @throws NullPointerException if outages is null
      */

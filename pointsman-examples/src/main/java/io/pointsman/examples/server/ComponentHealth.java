@@ -12,6 +12,8 @@ public record ComponentHealth(boolean up, String detail) {
   /**
    * Validates the fields.
    *
+   * @param up whether the component works
+   * @param detail a short description for an operator (never a secret)
    * @throws NullPointerException if detail is null
    */
   public ComponentHealth {

@@ -79,6 +79,12 @@ public record ErrorAnswer(int status, String type, String code, String param, St
   /**
    * Copies the headers.
    *
+   * @param status the HTTP status
+   * @param type the error type
+   * @param code the error code, or null
+   * @param param the request parameter at fault, or null
+   * @param message what went wrong, safe to show the caller
+   * @param headers the headers to send, names in lower case
    * @throws NullPointerException if type, message or headers is null
    */
   public ErrorAnswer {

@@ -93,6 +93,35 @@ public record FacadeConfig(
   /**
    * Validates the fields and fills defaults.
    *
+   * @param port the port to listen on, 0 for any free port
+   * @param journal the journal directory; null for {@code journal} under {@code dataDir}
+   * @param postgresUrl the JDBC URL of the ledger database; null for an embedded server whose
+   *     files live in {@code postgres} under {@code dataDir}
+   * @param redisUrl the Redis URI shared by several instances (budgets and exact cache); null
+   *     keeps counters and cache in this process
+   * @param redisPrefix the prefix of every Redis key this deployment writes
+   * @param upstream the base URI of an OpenAI-compatible upstream; null for the in-process
+   *     fixture provider
+   * @param upstreamKeyEnv the environment variable holding the upstream's API key
+   * @param adminToken the bearer token of the {@code /admin} endpoints; null disables them
+   * @param floorPercent the floor of an interrupted call as a percentage of its hold (0 to 100):
+   *     an attestation below it is refused
+   * @param drainSeconds how long a graceful shutdown waits for open exchanges
+   * @param portFile where to write the bound port once listening; null for nowhere
+   * @param models the models served
+   * @param keys the virtual keys accepted
+   * @param budgets the budgets enforced
+   * @param dataDir the directory of the durable state the other fields do not place (the
+   *     journal's default and the embedded PostgreSQL's files); null for
+   *     {@value #DEFAULT_DATA_DIR}, relative to the working directory
+   * @param countersRedisUrl the Redis URI of the budget counters when they live apart from the
+   *     cache's (a server that never evicts); null for {@code redisUrl}
+   * @param allowEvictionPolicy true to accept a counters' Redis whose {@code maxmemory-policy}
+   *     is not {@code noeviction} (logged as a warning at every start); false refuses it
+   * @param maxAttempts how many upstream attempts one call may make (1 to 10; 0 for 2): a
+   *     retryable failure is retried (after the upstream's retry-after, when it sent one of at
+   *     most 10 s) until then. A client that retries on its own multiplies this: set 1 when the
+   *     clients retry (docs/operations.md has the counts per client)
    * @throws IllegalArgumentException if a value is out of range
    */
   public FacadeConfig {
@@ -396,6 +425,18 @@ public record FacadeConfig(
     /**
      * Validates the fields and fills defaults.
      *
+     * @param name the model's name
+     * @param aliases other names it answers to
+     * @param inputPerMillion the input price
+     * @param outputPerMillion the output price
+     * @param cachedInputPerMillion the cached-input price
+     * @param contextWindow the context window in tokens; 0 for 128,000
+     * @param maxOutputTokens the output cap in tokens; 0 for 16,384
+     * @param capabilities what the model supports, of {@value #STREAMING}, {@value #TOOLS},
+     *     {@value #JSON_SCHEMA} and {@value #VISION}; null or empty for the first three (a
+     *     request with an {@code image_url} part is refused unless {@value #VISION} is listed)
+     * @param imageTokens the most input tokens one image part may cost (what the admission's
+     *     bound and the hold count per image); 0 for {@link ModelSpec#DEFAULT_IMAGE_TOKENS}
      * @throws NullPointerException if name is null
      * @throws IllegalArgumentException if a capability is unknown or imageTokens is negative
      */
@@ -463,6 +504,11 @@ public record FacadeConfig(
     /**
      * Validates the fields.
      *
+     * @param key the key as presented in {@code Authorization: Bearer}
+     * @param id the key's id (what the ledger records; never the key itself)
+     * @param team the team, or null
+     * @param org the organisation, or null
+     * @param models the models the key may use, or null (or empty) for every model
      * @throws NullPointerException if key or id is null
      */
     public KeyEntry {
@@ -500,6 +546,9 @@ public record FacadeConfig(
     /**
      * Validates the fields.
      *
+     * @param scope {@code key:ID}, {@code team:ID}, {@code org:ID}, {@code model:NAME} or
+     *     {@code global}
+     * @param limitMicros the limit in micro-units
      * @throws NullPointerException if scope is null
      * @throws IllegalArgumentException if the limit is negative
      */

@@ -18,6 +18,11 @@ public record SemanticLookup(CacheLookup lookup, double similarity, String match
   /**
    * Validates the fields.
    *
+   * @param lookup the result as the gateway sees it
+   * @param similarity the best candidate's cosine similarity, or {@code NaN} when none was
+   *     compared (skipped, empty scope, error)
+   * @param matchedText the cached text of the entry that answered or was refused, or empty
+   * @param verdict the lexical verification of that entry, or {@code null} when none ran
    * @throws NullPointerException if lookup or matchedText is null
    */
   public SemanticLookup {

@@ -15,6 +15,8 @@ public record Verdict(boolean agrees, String reason) {
   /**
    * Validates the fields.
    *
+   * @param agrees whether the two texts may share an answer
+   * @param reason the first disagreement found, or empty when they agree
    * @throws NullPointerException if reason is null
    */
   public Verdict {

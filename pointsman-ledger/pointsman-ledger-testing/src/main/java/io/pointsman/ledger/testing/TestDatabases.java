@@ -78,6 +78,12 @@ public final class TestDatabases {
     /**
      * Validates the fields.
      *
+     * @param source where it came from
+     * @param host the host
+     * @param port the port
+     * @param user the user
+     * @param password the password, or {@code null}
+     * @param adminDatabase an existing database to connect to for creating and dropping others
      * @throws NullPointerException if a required field is null
      */
     public Server {

@@ -16,6 +16,11 @@ public record RecordedRequest(String method, String target, Map<String, String> 
 
   /**
    * Copies the fields.
+   *
+   * @param method the method
+   * @param target the request target (path and query)
+   * @param headers the headers, names in lower case (the last value of a repeated header)
+   * @param body the body bytes
    */
   public RecordedRequest {
     headers = Map.copyOf(headers);
