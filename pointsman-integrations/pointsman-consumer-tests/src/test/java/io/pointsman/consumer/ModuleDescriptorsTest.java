@@ -30,7 +30,9 @@ class ModuleDescriptorsTest {
 
   private static final Map<String, String> AUTOMATIC = Map.of(
       "pointsman-core-testing", "io.pointsman.core.testing",
-      "pointsman-ledger-testing", "io.pointsman.ledger.testing");
+      "pointsman-ledger-testing", "io.pointsman.ledger.testing",
+      "pointsman-micrometer", "io.pointsman.micrometer",
+      "pointsman-opentelemetry", "io.pointsman.opentelemetry");
 
   /** Packages that hold only resources, which a module need not export. */
   private static final Set<String> RESOURCES_ONLY = Set.of("db.migration");
