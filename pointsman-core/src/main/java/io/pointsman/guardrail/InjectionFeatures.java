@@ -140,7 +140,10 @@ final class InjectionFeatures {
       } else if (c == '<' || c == '>' || c == '/' || c == '[' || c == ']' || c == '#'
           || c == '|') {
         endWord();
-        emit(c, at, at + 1);
+        // A run of one structural character ("[[[[", "####") is one token.
+        if (!(prev1 == c && gap == 0 && spelledLen == 0)) {
+          emit(c, at, at + 1);
+        }
       } else if (c == '\n') {
         endWord();
         emit(NEWLINE, at, at + 1);

@@ -91,8 +91,28 @@ class InjectionModelTest {
     int flagged;
   }
 
-  static Map<String, Tally> measure(PromptInjectionClassifier c,
-      List<CorpusGenerator.Sample> samples) {
+  /** The default input chain's injection rules: the phrase heuristic or the classifier. */
+  static Detector defaultChainRules(PromptInjectionClassifier c) {
+    PromptInjectionDetector heuristic = PromptInjectionDetector.ofDefaults();
+    return new Detector() {
+      @Override
+      public String family() {
+        return "injection";
+      }
+
+      @Override
+      public void scan(CharSequence text, List<Finding> out) {
+        List<Finding> h = new ArrayList<>();
+        heuristic.scan(text, h);
+        if (!h.isEmpty()) {
+          out.add(new Finding(PromptInjectionClassifier.RULE, 0, Math.max(1, text.length())));
+        }
+        c.scan(text, out);
+      }
+    };
+  }
+
+  static Map<String, Tally> measure(Detector c, List<CorpusGenerator.Sample> samples) {
     Map<String, Tally> byFamily = new TreeMap<>();
     List<Finding> found = new ArrayList<>();
     for (CorpusGenerator.Sample s : samples) {
@@ -128,10 +148,12 @@ class InjectionModelTest {
   void heldOutFiguresStayAtOrAboveTheirFloors()
       throws IOException {
     PromptInjectionClassifier c = PromptInjectionClassifier.ofDefaults();
-    Map<String, Tally> heldOut = measure(c, part("heldout"));
-    Map<String, Tally> tuning = measure(c, part("tuning"));
+    Map<String, Tally> heldOut = measure(defaultChainRules(c), part("heldout"));
+    Map<String, Tally> tuning = measure(defaultChainRules(c), part("tuning"));
+    Map<String, Tally> classifierOnly = measure(c, part("heldout"));
     String report = "part,class.family,texts,blocked,blocked_share,flagged_or_blocked,"
-        + "flagged_or_blocked_share\n" + csv("heldout", heldOut) + csv("tuning", tuning);
+        + "flagged_or_blocked_share\n" + csv("heldout", heldOut) + csv("tuning", tuning)
+        + csv("heldout-classifier-only", classifierOnly);
     if (Boolean.getBoolean("guardrail.writeQuality")) {
       Files.writeString(QUALITY, report, StandardCharsets.UTF_8);
     }
