@@ -211,7 +211,14 @@ final class InjectionFeatures {
       gap = 0;
       return;
     }
-    emit(hash(word, n), wordStart, wordEnd);
+    int token = hash(word, n);
+    // A word repeated back to back ("hello hello hello") is one token: repetition is no
+    // evidence, and it would otherwise add up over a window.
+    if (token == prev1 && spelledLen == 0) {
+      gap = 0;
+      return;
+    }
+    emit(token, wordStart, wordEnd);
   }
 
   private void flushSpelled() {

