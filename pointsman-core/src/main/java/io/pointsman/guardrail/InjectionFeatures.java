@@ -65,6 +65,41 @@ final class InjectionFeatures {
     }
   }
 
+  private static final byte A_OTHER = 0;
+  private static final byte A_LETTER = 1;
+  private static final byte A_DIGIT = 2;
+  /** {@code +}, {@code /}, {@code =}: base64 characters that are no word characters. */
+  private static final byte A_BASE64 = 3;
+  /** {@code /}: a base64 character and a structural token. */
+  private static final byte A_SLASH = 4;
+  private static final byte A_STRUCT = 5;
+  private static final byte A_NEWLINE = 6;
+  /** {@code @} and {@code $}: part of a word already started, else a separator. */
+  private static final byte A_LEET = 7;
+  private static final byte[] ASCII_KIND = new byte[0x80];
+
+  static {
+    for (char c = 0; c < 0x80; c++) {
+      byte k = A_OTHER;
+      if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+        k = A_LETTER;
+      } else if (c >= '0' && c <= '9') {
+        k = A_DIGIT;
+      } else if (c == '/') {
+        k = A_SLASH;
+      } else if (c == '<' || c == '>' || c == '[' || c == ']' || c == '#' || c == '|') {
+        k = A_STRUCT;
+      } else if (c == '\n') {
+        k = A_NEWLINE;
+      } else if (c == '@' || c == '$') {
+        k = A_LEET;
+      } else if (c == '+' || c == '=') {
+        k = A_BASE64;
+      }
+      ASCII_KIND[c] = k;
+    }
+  }
+
   /** Receives each token's features and the span of text it came from. */
   interface Sink {
     /**
@@ -109,6 +144,48 @@ final class InjectionFeatures {
     int b64Start = -1;
     for (int i = from; i < to; i++) {
       char raw = text.charAt(i);
+      if (raw < 0x80) {
+        // ASCII, the common case: one table look-up decides, with the same outcome as the
+        // general path below.
+        byte kind = ASCII_KIND[raw];
+        if (decodeBase64) {
+          boolean b64 = kind >= A_LETTER && kind <= A_SLASH;
+          if (b64 && b64Start < 0) {
+            b64Start = i;
+          } else if (!b64 && b64Start >= 0) {
+            base64Run(text, b64Start, i);
+            b64Start = -1;
+          }
+        }
+        int at = decodedAt < 0 ? i : decodedAt;
+        switch (kind) {
+          case A_LETTER -> appendWord((char) (raw | 0x20), at, true, false);
+          case A_DIGIT -> appendWord(raw, at, false, true);
+          case A_SLASH, A_STRUCT -> {
+            endWord();
+            if (!(prev1 == raw && gap == 0 && spelledLen == 0)) {
+              emit(raw, at, at + 1);
+            }
+          }
+          case A_NEWLINE -> {
+            endWord();
+            emit(NEWLINE, at, at + 1);
+          }
+          case A_LEET -> {
+            if (wordLen > 0) {
+              appendWord(raw, at, false, true);
+            } else {
+              endWord();
+              gap++;
+            }
+          }
+          default -> {
+            endWord();
+            gap++;
+          }
+        }
+        continue;
+      }
       if (decodeBase64) {
         boolean b64 = Chars.isBase64(raw) || raw == '=';
         if (b64 && b64Start < 0) {
@@ -236,7 +313,19 @@ final class InjectionFeatures {
     }
   }
 
+  private static final char[] UNLEET = new char[0x80];
+
+  static {
+    for (char c = 0; c < 0x80; c++) {
+      UNLEET[c] = unleetSlow(c);
+    }
+  }
+
   private static char unleet(char c) {
+    return c < 0x80 ? UNLEET[c] : c;
+  }
+
+  private static char unleetSlow(char c) {
     return switch (c) {
       case '0' -> 'o';
       case '1' -> 'i';

@@ -392,8 +392,16 @@ public final class SecretDetector implements Detector {
     return false;
   }
 
+  private static final boolean[] SECRET_KEY_CHAR = new boolean[0x80];
+
+  static {
+    for (char c = 0; c < 0x80; c++) {
+      SECRET_KEY_CHAR[c] = Chars.isAsciiAlnum(c) || c == '+' || c == '/';
+    }
+  }
+
   private static boolean isSecretKeyChar(char c) {
-    return Chars.isAsciiAlnum(c) || c == '+' || c == '/';
+    return c < 0x80 && SECRET_KEY_CHAR[c];
   }
 
   /**
@@ -411,11 +419,18 @@ public final class SecretDetector implements Detector {
         continue;
       }
       int s = i;
+      while (i < n && isSecretKeyChar(t.charAt(i))) {
+        i++;
+      }
+      // Most runs are words: only a run of exactly 40 is classified.
+      if (i - s != 40) {
+        continue;
+      }
       int upper = 0;
       int lower = 0;
       int digit = 0;
       int symbol = 0;
-      while (i < n && isSecretKeyChar(t.charAt(i))) {
+      for (i = s; i < s + 40; i++) {
         char c = t.charAt(i);
         if (c >= 'A' && c <= 'Z') {
           upper++;
@@ -426,9 +441,8 @@ public final class SecretDetector implements Detector {
         } else {
           symbol++;
         }
-        i++;
       }
-      if (i - s != 40 || upper == 0 || lower == 0 || digit == 0 || symbol > 4) {
+      if (upper == 0 || lower == 0 || digit == 0 || symbol > 4) {
         continue;
       }
       char before = Chars.at(t, s - 1);
