@@ -6,7 +6,10 @@ import io.pointsman.catalog.ModelCatalog;
 import io.pointsman.catalog.ModelSpec;
 import io.pointsman.catalog.Price;
 import io.pointsman.catalog.TokenBounds;
+import io.pointsman.guardrail.GuardrailListener;
+import io.pointsman.guardrail.InputGuardrailChain;
 import io.pointsman.guardrail.MessageBoundsGuardrail;
+import io.pointsman.guardrail.OutputGuardrailChain;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.ChatResponse;
 import io.pointsman.model.Usage;
@@ -130,9 +133,8 @@ public final class Gateway implements AutoCloseable {
       this.durability = null;
       this.limiter = given;
     }
-    this.inputGuardrail = b.inputGuardrail == null ? MessageBoundsGuardrail.ofDefaults()
-        : b.inputGuardrail;
-    this.outputGuardrail = b.outputGuardrail == null ? OutputGuardrail.none() : b.outputGuardrail;
+    this.inputGuardrail = GuardrailDefaults.input(b.inputGuardrail, b.guardrailListener);
+    this.outputGuardrail = GuardrailDefaults.output(b.outputGuardrail, b.guardrailListener);
     this.cache = b.cache == null ? InMemoryExactCache.ofDefaults(clock) : b.cache;
     this.router = b.router == null ? new SingleDeploymentRouter(b.deployments) : b.router;
     this.providers = Map.copyOf(b.providers);
@@ -1304,6 +1306,7 @@ public final class Gateway implements AutoCloseable {
     private Limiter limiter;
     private InputGuardrail inputGuardrail;
     private OutputGuardrail outputGuardrail;
+    private GuardrailListener guardrailListener;
     private ResponseCache cache;
     private Router router;
     private final Map<String, Provider> providers = new LinkedHashMap<>();
@@ -1330,6 +1333,7 @@ public final class Gateway implements AutoCloseable {
       b.limiter = limiter;
       b.inputGuardrail = inputGuardrail;
       b.outputGuardrail = outputGuardrail;
+      b.guardrailListener = guardrailListener;
       b.cache = cache;
       b.router = router;
       b.providers.putAll(providers);
@@ -1440,7 +1444,10 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * Sets stage 4, the input guardrail. Default: {@link MessageBoundsGuardrail#ofDefaults()}.
+     * Sets stage 4, the input guardrail. Default: {@link InputGuardrailChain#ofDefaults()}
+     * (message bounds, secrets redacted, high-confidence prompt injection blocked). To opt out,
+     * set {@link MessageBoundsGuardrail#ofDefaults()} (bounds only) or {@link
+     * InputGuardrail#none()} (nothing).
      *
      * @param value the guardrail
      * @return this builder
@@ -1451,6 +1458,24 @@ public final class Gateway implements AutoCloseable {
       Objects.requireNonNull(value, "inputGuardrail");
       once("inputGuardrail", inputGuardrail);
       this.inputGuardrail = value;
+      return this;
+    }
+
+    /**
+     * Sets a listener told of every finding the guardrail chains act on: the default input
+     * chain's, and those of an {@link InputGuardrailChain} or {@link OutputGuardrailChain} set
+     * on this builder (after the chain's own listener). Guardrails of other types do not report
+     * findings; with none of these chains in place, {@link #build()} refuses the listener.
+     *
+     * @param value the listener
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder guardrailListener(GuardrailListener value) {
+      Objects.requireNonNull(value, "guardrailListener");
+      once("guardrailListener", guardrailListener);
+      this.guardrailListener = value;
       return this;
     }
 
@@ -1728,6 +1753,7 @@ public final class Gateway implements AutoCloseable {
      * @throws IllegalStateException naming what to add when the settings do not fit together
      */
     public Gateway build() {
+      GuardrailDefaults.check(inputGuardrail, outputGuardrail, guardrailListener);
       if (authenticator == null) {
         throw missing("no authenticator: set authenticator(...), for example an"
             + " InMemoryKeyStore");

@@ -58,14 +58,38 @@ public final class InputGuardrailChain implements InputGuardrail {
 
   private InputGuardrailChain(Builder b) {
     this.bounds = b.bounds;
-    this.rules = new RuleSet(b.entries, b.policy, b.listener, Stages.GUARDRAIL_INPUT);
+    this.rules = new RuleSet(b.entries, b.policy, b.listener, Stages.GUARDRAIL_INPUT,
+        b.ruleActions);
     this.maxJsonDepth = b.maxJsonDepth;
     this.maxJsonChars = b.maxJsonChars;
   }
 
+  private InputGuardrailChain(InputGuardrailChain base, RuleSet rules) {
+    this.bounds = base.bounds;
+    this.rules = rules;
+    this.maxJsonDepth = base.maxJsonDepth;
+    this.maxJsonChars = base.maxJsonChars;
+  }
+
   /**
-   * Returns the default chain: {@link MessageBoundsGuardrail#ofDefaults()}, secrets redacted
-   * ({@link SecretDetector}), prompt injection blocked ({@link PromptInjectionDetector}).
+   * Returns this chain telling one more listener of every finding it acts on (after its own).
+   * The gateway uses it for {@code Gateway.Builder.guardrailListener}.
+   *
+   * @param listener the additional listener
+   * @return a chain with the same rules
+   * @throws NullPointerException if listener is null
+   */
+  public InputGuardrailChain withListener(GuardrailListener listener) {
+    return new InputGuardrailChain(this, rules.withListener(
+        Objects.requireNonNull(listener, "listener")));
+  }
+
+  /**
+   * Returns the default chain, which is also the gateway's default input guardrail: {@link
+   * MessageBoundsGuardrail#ofDefaults()}, secrets redacted ({@link SecretDetector}), prompt
+   * injection blocked when the phrase heuristic ({@link PromptInjectionDetector}) reports it or
+   * the {@link PromptInjectionClassifier} is confident ({@code injection.classifier}), and
+   * {@code injection.suspected} flagged to the listener.
    *
    * @return the chain
    */
@@ -81,7 +105,9 @@ public final class InputGuardrailChain implements InputGuardrail {
   public static Builder defaultBuilder() {
     return new Builder()
         .rule(SecretDetector.ofDefaults(), GuardrailAction.REDACT)
-        .rule(PromptInjectionDetector.ofDefaults(), GuardrailAction.BLOCK);
+        .rule(PromptInjectionDetector.ofDefaults(), GuardrailAction.BLOCK)
+        .rule(PromptInjectionClassifier.ofDefaults(), GuardrailAction.BLOCK)
+        .ruleAction(PromptInjectionClassifier.SUSPECTED, GuardrailAction.FLAG);
   }
 
   /**
@@ -255,6 +281,7 @@ public final class InputGuardrailChain implements InputGuardrail {
   public static final class Builder {
     private MessageBoundsGuardrail bounds = MessageBoundsGuardrail.ofDefaults();
     private final List<RuleSet.Entry> entries = new ArrayList<>();
+    private final Map<String, GuardrailAction> ruleActions = new LinkedHashMap<>();
     private GuardrailPolicy policy = GuardrailPolicy.none();
     private GuardrailListener listener = GuardrailListener.NONE;
     private final Set<String> set = new HashSet<>();
@@ -289,6 +316,22 @@ public final class InputGuardrailChain implements InputGuardrail {
     public Builder rule(Detector detector, GuardrailAction action) {
       entries.add(new RuleSet.Entry(Objects.requireNonNull(detector, "detector"),
           Objects.requireNonNull(action, "action")));
+      return this;
+    }
+
+    /**
+     * Sets the chain's action for one rule, in place of the action its detector was added
+     * with (the policy still overrides it per caller). Calling it again for the same rule
+     * replaces the action; the default chain uses it to flag {@code injection.suspected}.
+     *
+     * @param rule the rule's name, for example {@code injection.suspected}
+     * @param action its action
+     * @return this builder
+     * @throws NullPointerException if an argument is null
+     */
+    public Builder ruleAction(String rule, GuardrailAction action) {
+      ruleActions.put(Objects.requireNonNull(rule, "rule"),
+          Objects.requireNonNull(action, "action"));
       return this;
     }
 

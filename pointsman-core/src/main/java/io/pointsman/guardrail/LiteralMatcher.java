@@ -294,7 +294,9 @@ public final class LiteralMatcher {
     int s = 0;
     for (int i = 0; i < length; i++) {
       char c = text.charAt(i);
-      boolean space = Character.isWhitespace(c);
+      // Character.isWhitespace, with ASCII decided inline.
+      boolean space = c < 0x80 ? c == ' ' || c >= 0x09 && c <= 0x0D || c >= 0x1C && c <= 0x1F
+          : Character.isWhitespace(c);
       if (space && lastSpace) {
         continue;
       }

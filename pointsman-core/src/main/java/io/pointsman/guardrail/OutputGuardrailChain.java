@@ -41,6 +41,24 @@ public final class OutputGuardrailChain implements OutputGuardrail {
     this.window = b.window;
   }
 
+  private OutputGuardrailChain(RuleSet rules, int window) {
+    this.rules = rules;
+    this.window = window;
+  }
+
+  /**
+   * Returns this chain telling one more listener of every finding it and its stream scanners
+   * act on (after its own). The gateway uses it for {@code Gateway.Builder.guardrailListener}.
+   *
+   * @param listener the additional listener
+   * @return a chain with the same rules
+   * @throws NullPointerException if listener is null
+   */
+  public OutputGuardrailChain withListener(GuardrailListener listener) {
+    return new OutputGuardrailChain(rules.withListener(
+        Objects.requireNonNull(listener, "listener")), window);
+  }
+
   /**
    * Returns the default chain: secrets redacted.
    *

@@ -95,8 +95,9 @@ public final class PromptInjectionDetector implements Detector {
                 + "all of the |all the |all of your |}{previous|prior|above|earlier|preceding|foregoing|original|initial|system|"
                 + "existing} {instructions|instruction|rules|directions|prompts|prompt|"
                 + "guidelines|constraints|commands|context|directives}",
-            "{ignore|disregard|forget|bypass|override|skip} {everything|all} {you were told|above|before this}",
-            "{ignore|disregard} {all|any} {instructions|rules|guidelines}")
+            // "{ignore|disregard} {all|any} {rules|…}" without "previous" or "your" blocked
+            // stories and songs ("the pirate shouts: ignore all rules!"); it is left out.
+            "{ignore|disregard|forget|bypass|override|skip} {everything|all} {you were told|above|before this}")
         .signal("jailbreak", 1.0, "do anything now", "DAN mode", "developer mode enabled",
             "{enable|activate|enter} developer mode", "jailbreak mode",
             "{you are|act as} {an unrestricted|an unfiltered|an uncensored} {AI|model|assistant}")

@@ -6,6 +6,7 @@ import io.pointsman.model.Role;
 import io.pointsman.spi.Identity;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,12 +23,25 @@ final class RuleSet {
   private final GuardrailPolicy policy;
   private final GuardrailListener listener;
   private final String stage;
+  private final Map<String, GuardrailAction> ruleActions;
 
   RuleSet(List<Entry> entries, GuardrailPolicy policy, GuardrailListener listener, String stage) {
+    this(entries, policy, listener, stage, Map.of());
+  }
+
+  RuleSet(List<Entry> entries, GuardrailPolicy policy, GuardrailListener listener, String stage,
+      Map<String, GuardrailAction> ruleActions) {
     this.entries = List.copyOf(entries);
     this.policy = policy;
     this.listener = listener;
     this.stage = stage;
+    this.ruleActions = Map.copyOf(ruleActions);
+  }
+
+  /** The same rules, telling another listener too. */
+  RuleSet withListener(GuardrailListener extra) {
+    return new RuleSet(entries, policy, GuardrailListener.composite(listener, extra), stage,
+        ruleActions);
   }
 
   String stage() {
@@ -85,7 +99,8 @@ final class RuleSet {
         if (f.start() >= limit) {
           continue;
         }
-        GuardrailAction action = policy.resolve(identity, f.rule(), entry.action());
+        GuardrailAction action = policy.resolve(identity, f.rule(),
+            ruleActions.getOrDefault(f.rule(), entry.action()));
         switch (action) {
           case BLOCK -> {
             notify(identity, f.rule(), action);

@@ -55,11 +55,20 @@ public final class SecretDetector implements Detector {
       "secret.aws_access_key", "secret.gcp_api_key", "secret.azure_storage_key",
       "secret.azure_client_secret", "secret.openai_key", "secret.anthropic_key",
       "secret.github_token", "secret.gitlab_token", "secret.slack_token", "secret.slack_webhook",
-      "secret.private_key", "secret.jwt", "secret.credential_assignment");
+      "secret.private_key", "secret.jwt", "secret.credential_assignment",
+      "secret.aws_secret_key", "secret.stripe_key", "secret.npm_token", "secret.google_oauth",
+      "secret.azure_connection_string", "secret.azure_sas", "secret.huggingface_token",
+      "secret.sendgrid_key", "secret.bearer_token");
+
+  /** Rules that report a value by its context rather than its format; a format rule wins. */
+  private static final Set<String> GENERIC = Set.of("secret.credential_assignment",
+      "secret.bearer_token");
 
   private enum Kind {
     AWS, GCP, AZURE_STORAGE, AZURE_CLIENT, OPENAI, ANTHROPIC, GITHUB, GITHUB_PAT, GITLAB,
-    SLACK, SLACK_WEBHOOK, PRIVATE_KEY, JWT, ASSIGNMENT
+    SLACK, SLACK_WEBHOOK, PRIVATE_KEY, JWT, ASSIGNMENT, STRIPE, STRIPE_WEBHOOK, NPM,
+    GOOGLE_OAUTH_SECRET, GOOGLE_OAUTH_TOKEN, AZURE_SAK, AZURE_SAS, HUGGINGFACE, SENDGRID,
+    SLACK_APP, BEARER, KEY_WORD
   }
 
   private static final String BASE62 =
@@ -114,6 +123,32 @@ public final class SecretDetector implements Detector {
     k.add(Kind.PRIVATE_KEY);
     b.addExact("eyJ");
     k.add(Kind.JWT);
+    for (String p : new String[] {"sk_live_", "rk_live_", "sk_test_", "rk_test_"}) {
+      b.addExact(p);
+      k.add(Kind.STRIPE);
+    }
+    b.addExact("whsec_");
+    k.add(Kind.STRIPE_WEBHOOK);
+    b.addExact("npm_");
+    k.add(Kind.NPM);
+    b.addExact("GOCSPX-");
+    k.add(Kind.GOOGLE_OAUTH_SECRET);
+    b.addExact("ya29.");
+    k.add(Kind.GOOGLE_OAUTH_TOKEN);
+    b.add("SharedAccessKey=");
+    k.add(Kind.AZURE_SAK);
+    b.addExact("sig=");
+    k.add(Kind.AZURE_SAS);
+    b.addExact("hf_");
+    k.add(Kind.HUGGINGFACE);
+    b.addExact("SG.");
+    k.add(Kind.SENDGRID);
+    b.addExact("xapp-");
+    k.add(Kind.SLACK_APP);
+    b.add("bearer");
+    k.add(Kind.BEARER);
+    b.add("key");
+    k.add(Kind.KEY_WORD);
     for (String p : new String[] {"password", "passwd", "pwd", "secret", "token", "apikey",
         "api_key", "api-key", "access_key", "accesskey", "credential", "private_key"}) {
       b.add(p);
@@ -150,15 +185,16 @@ public final class SecretDetector implements Detector {
         if (start >= consumed[0]) {
           consumed[0] = privateKey(text, start, end, out);
         }
-      } else if (kind == Kind.ASSIGNMENT) {
+      } else if (kind == Kind.ASSIGNMENT || kind == Kind.KEY_WORD) {
         if (start >= consumed[1]) {
-          consumed[1] = assignment(text, start, end, out);
+          consumed[1] = assignment(text, start, end, kind == Kind.KEY_WORD, out);
         }
       } else {
         check(kind, text, start, end, out);
       }
       return true;
     });
+    awsSecretKeys(text, out);
     dropGenericOverlaps(out, first);
   }
 
@@ -166,12 +202,12 @@ public final class SecretDetector implements Detector {
   private static void dropGenericOverlaps(List<Finding> out, int first) {
     for (int i = out.size() - 1; i >= first; i--) {
       Finding f = out.get(i);
-      if (!f.rule().equals("secret.credential_assignment")) {
+      if (!GENERIC.contains(f.rule())) {
         continue;
       }
       for (int j = first; j < out.size(); j++) {
         Finding g = out.get(j);
-        if (j != i && !g.rule().equals(f.rule()) && g.start() < f.end()
+        if (j != i && !GENERIC.contains(g.rule()) && g.start() < f.end()
             && f.start() < g.end()) {
           out.remove(i);
           break;
@@ -229,7 +265,10 @@ public final class SecretDetector implements Detector {
         if (!Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
           int e = Chars.run(t, end, Chars::isBase64Url, 65);
           int n = e - end;
-          if (n >= 20 && n <= 64 && Chars.distinct(t, end, e) >= 10 && hasDigit(t, end, e)) {
+          // Tokens are random over [0-9A-Za-z_-]; one in about 70 has no digit, so mixed case
+          // counts as much as a digit does (a lower-case word run is still not a token).
+          if (n >= 20 && n <= 64 && Chars.distinct(t, end, e) >= 10
+              && (hasDigit(t, end, e) || mixedCase(t, end, e))) {
             out.add(new Finding("secret.gitlab_token", start, e));
           }
         }
@@ -237,7 +276,185 @@ public final class SecretDetector implements Detector {
       case SLACK -> slack(t, start, end, out);
       case SLACK_WEBHOOK -> slackWebhook(t, start, end, out);
       case JWT -> jwt(t, start, out);
+      case STRIPE -> prefixed(t, start, end, "secret.stripe_key", Chars::isAsciiAlnum, 24, 247,
+          12, out);
+      case STRIPE_WEBHOOK -> prefixed(t, start, end, "secret.stripe_key", Chars::isAsciiAlnum,
+          32, 64, 12, out);
+      case NPM -> prefixed(t, start, end, "secret.npm_token", Chars::isAsciiAlnum, 36, 36, 12,
+          out);
+      case GOOGLE_OAUTH_SECRET -> prefixed(t, start, end, "secret.google_oauth",
+          Chars::isBase64Url, 28, 28, 10, out);
+      case GOOGLE_OAUTH_TOKEN -> prefixed(t, start, end, "secret.google_oauth",
+          c -> Chars.isBase64Url(c) || c == '.', 40, 2048, 15, out);
+      case HUGGINGFACE -> prefixed(t, start, end, "secret.huggingface_token",
+          c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'), 34, 34, 12, out);
+      case SLACK_APP -> prefixed(t, start, end, "secret.slack_token",
+          c -> Chars.isAsciiAlnum(c) || c == '-', 40, 200, 12, out);
+      case SENDGRID -> sendgrid(t, start, end, out);
+      case AZURE_SAK -> {
+        int e = Chars.run(t, end, Chars::isBase64, 100);
+        int n = e - end;
+        if (n >= 40 && n < 100 && Chars.distinct(t, end, e) >= 16) {
+          int pad = Chars.run(t, e, c -> c == '=', 2);
+          out.add(new Finding("secret.azure_connection_string", end, pad));
+        }
+      }
+      case AZURE_SAS -> {
+        if (!Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+          int e = Chars.run(t, end, c -> Chars.isBase64(c) || c == '%' || c == '=', 200);
+          int n = e - end;
+          if (n >= 40 && n < 200 && Chars.distinct(t, end, e) >= 16 && hasDigit(t, end, e)) {
+            out.add(new Finding("secret.azure_sas", end, e));
+          }
+        }
+      }
+      case BEARER -> bearer(t, start, end, out);
       default -> throw new AssertionError(kind);
+    }
+  }
+
+  /**
+   * A fixed prefix (not inside a longer word) followed by {@code min}–{@code max} characters
+   * that pass the test, of which at least {@code distinct} differ.
+   */
+  private static void prefixed(CharSequence t, int start, int end, String rule,
+      Chars.CharTest body, int min, int max, int distinct, List<Finding> out) {
+    if (Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+      return;
+    }
+    int e = Chars.run(t, end, body, max + 1);
+    int n = e - end;
+    if (n >= min && n <= max && Chars.distinct(t, end, e) >= distinct) {
+      out.add(new Finding(rule, start, e));
+    }
+  }
+
+  private static void sendgrid(CharSequence t, int start, int end, List<Finding> out) {
+    if (Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+      return;
+    }
+    int a = Chars.run(t, end, Chars::isBase64Url, 23);
+    if (a - end != 22 || Chars.at(t, a) != '.') {
+      return;
+    }
+    int e = Chars.run(t, a + 1, Chars::isBase64Url, 44);
+    if (e - a - 1 == 43 && Chars.distinct(t, a + 1, e) >= 15) {
+      out.add(new Finding("secret.sendgrid_key", start, e));
+    }
+  }
+
+  private static boolean isTokenChar(char c) {
+    return Chars.isBase64Url(c) || c == '.' || c == '~' || c == '+' || c == '/' || c == '=';
+  }
+
+  /** {@code Bearer <token>}: 20+ token characters, letters and digits, high entropy. */
+  private static void bearer(CharSequence t, int start, int end, List<Finding> out) {
+    if (Chars.isAsciiAlnum(Chars.at(t, start - 1)) || Chars.at(t, end) != ' ') {
+      return;
+    }
+    int s = Chars.run(t, end, c -> c == ' ', 3);
+    int e = Chars.run(t, s, SecretDetector::isTokenChar, 4097);
+    int n = e - s;
+    if (n < 20 || n > 4096 || !hasDigit(t, s, e) || !hasLetter(t, s, e)
+        || Chars.entropy(t, s, e) < 3.5 || isPlaceholder(t, s, e)) {
+      return;
+    }
+    out.add(new Finding("secret.bearer_token", s, e));
+  }
+
+  private static boolean hasLetter(CharSequence t, int start, int end) {
+    for (int i = start; i < end; i++) {
+      char c = t.charAt(i);
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean mixedCase(CharSequence t, int start, int end) {
+    boolean upper = false;
+    boolean lower = false;
+    for (int i = start; i < end; i++) {
+      char c = t.charAt(i);
+      upper |= c >= 'A' && c <= 'Z';
+      lower |= c >= 'a' && c <= 'z';
+    }
+    return upper && lower;
+  }
+
+  private static boolean isPlaceholder(CharSequence t, int start, int end) {
+    for (String placeholder : PLACEHOLDERS) {
+      if (Chars.containsIgnoreCase(t, start, end, placeholder)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static final boolean[] SECRET_KEY_CHAR = new boolean[0x80];
+
+  static {
+    for (char c = 0; c < 0x80; c++) {
+      SECRET_KEY_CHAR[c] = Chars.isAsciiAlnum(c) || c == '+' || c == '/';
+    }
+  }
+
+  private static boolean isSecretKeyChar(char c) {
+    return c < 0x80 && SECRET_KEY_CHAR[c];
+  }
+
+  /**
+   * Bare AWS secret access keys: a run of exactly 40 base64 characters (no padding, not part of
+   * a longer token or of a wrapped base64 block) with upper- and lower-case letters and digits,
+   * at most four {@code +}/{@code /}, and at least 22 distinct characters. Git SHAs (hex) and
+   * base64 data (padded, longer, or wrapped into lines) do not qualify.
+   */
+  private static void awsSecretKeys(CharSequence t, List<Finding> out) {
+    int n = t.length();
+    int i = 0;
+    while (i < n) {
+      if (!isSecretKeyChar(t.charAt(i))) {
+        i++;
+        continue;
+      }
+      int s = i;
+      while (i < n && isSecretKeyChar(t.charAt(i))) {
+        i++;
+      }
+      // Most runs are words: only a run of exactly 40 is classified.
+      if (i - s != 40) {
+        continue;
+      }
+      int upper = 0;
+      int lower = 0;
+      int digit = 0;
+      int symbol = 0;
+      for (i = s; i < s + 40; i++) {
+        char c = t.charAt(i);
+        if (c >= 'A' && c <= 'Z') {
+          upper++;
+        } else if (c >= 'a' && c <= 'z') {
+          lower++;
+        } else if (c >= '0' && c <= '9') {
+          digit++;
+        } else {
+          symbol++;
+        }
+      }
+      if (upper == 0 || lower == 0 || digit == 0 || symbol > 4) {
+        continue;
+      }
+      char before = Chars.at(t, s - 1);
+      char after = Chars.at(t, i);
+      if (before == '-' || before == '_' || before == '.' || before == '%' || after == '='
+          || after == '-' || after == '_' || after == '.' && Chars.isAsciiAlnum(Chars.at(t, i + 1))
+          || before == '\n' && isSecretKeyChar(Chars.at(t, s - 2))
+          || after == '\n' && isSecretKeyChar(Chars.at(t, i + 1))
+          || Chars.distinct(t, s, i) < 22 || Chars.containsIgnoreCase(t, s, i, "example")) {
+        continue;
+      }
+      out.add(new Finding("secret.aws_secret_key", s, i));
     }
   }
 
@@ -461,32 +678,63 @@ public final class SecretDetector implements Detector {
         || c == '>' || c == '&' || c == '\\' || c == '\0';
   }
 
-  /** Checks a credential assignment at a credential-like name; returns where the name ends. */
-  private static int assignment(CharSequence t, int start, int end, List<Finding> out) {
+  /**
+   * Checks a credential assignment at a credential-like name; returns where the name ends. A
+   * bare {@code key} (weak) must stand alone as a name and needs a longer, non-hex value.
+   */
+  private static int assignment(CharSequence t, int start, int end, boolean weak,
+      List<Finding> out) {
+    if (weak && (isNameChar(Chars.at(t, start - 1)) || isNameChar(Chars.at(t, end)))) {
+      return end;
+    }
     int nameEnd = Chars.run(t, end, SecretDetector::isNameChar, 40);
     for (String suffix : NAME_SUFFIXES_NOT_SECRET) {
       if (Chars.containsIgnoreCase(t, end, nameEnd, suffix)) {
         return nameEnd;
       }
     }
-    assignedValue(t, nameEnd, out);
+    char dash = Chars.at(t, start - 1);
+    boolean flag = dash == '-' && (Chars.at(t, start - 2) == '-'
+        || Character.isWhitespace(Chars.at(t, start - 2)));
+    assignedValue(t, nameEnd, weak, flag, out);
     return nameEnd;
   }
 
-  private static void assignedValue(CharSequence t, int nameEnd, List<Finding> out) {
+  /** Index after {@code is}, {@code was} or {@code are} and one blank at {@code i}, else i. */
+  private static int connector(CharSequence t, int i) {
+    if (Chars.at(t, i) != ' ') {
+      return i;
+    }
+    for (String word : new String[] {"is ", "was ", "are ", "is: ", "here: "}) {
+      if (Chars.containsIgnoreCase(t, i + 1, Math.min(t.length(), i + 1 + word.length()),
+          word)) {
+        return i + 1 + word.length();
+      }
+    }
+    return i;
+  }
+
+  private static void assignedValue(CharSequence t, int nameEnd, boolean weak, boolean flag,
+      List<Finding> out) {
     int i = nameEnd;
     char q = Chars.at(t, i);
     if (q == '"' || q == '\'' || q == '`') {
       i++;
     }
-    i = skipBlanks(t, i, 3);
-    char op = Chars.at(t, i);
-    if (op == ':') {
-      i += Chars.at(t, i + 1) == '=' ? 2 : 1;
-    } else if (op == '=') {
-      i += Chars.at(t, i + 1) == '>' ? 2 : 1;
+    int spoken = connector(t, i);
+    if (spoken > i) {
+      i = spoken;
     } else {
-      return;
+      i = skipBlanks(t, i, 3);
+      char op = Chars.at(t, i);
+      if (op == ':') {
+        i += Chars.at(t, i + 1) == '=' ? 2 : 1;
+      } else if (op == '=') {
+        i += Chars.at(t, i + 1) == '>' ? 2 : 1;
+      } else if (!(flag && i > nameEnd)) {
+        // A command-line flag (--password VALUE) takes its value after a blank.
+        return;
+      }
     }
     i = skipBlanks(t, i, 3);
     q = Chars.at(t, i);
@@ -499,26 +747,33 @@ public final class SecretDetector implements Detector {
     while (valueEnd < limit && !endsValue(t.charAt(valueEnd))) {
       valueEnd++;
     }
+    // A sentence's full stop is not part of the value.
+    if (valueEnd > valueStart && t.charAt(valueEnd - 1) == '.') {
+      valueEnd--;
+    }
     int n = valueEnd - valueStart;
-    if (n < 12 || n > 256) {
+    if (n < (weak ? 20 : 12) || n > 256) {
       return;
     }
     boolean letter = false;
     boolean digit = false;
+    boolean hexOnly = true;
+    boolean tokenOnly = true;
     for (int k = valueStart; k < valueEnd; k++) {
       char c = t.charAt(k);
       letter |= Character.isLetter(c);
       digit |= Chars.isDigit(c);
+      hexOnly &= Chars.isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+          || c == '-';
+      tokenOnly &= isTokenChar(c);
     }
-    if (!letter || !digit) {
+    if (!letter || !digit || weak && (hexOnly || !tokenOnly)) {
       return;
     }
-    for (String placeholder : PLACEHOLDERS) {
-      if (Chars.containsIgnoreCase(t, valueStart, valueEnd, placeholder)) {
-        return;
-      }
+    if (isPlaceholder(t, valueStart, valueEnd)) {
+      return;
     }
-    double min = n < 16 ? 3.0 : MIN_ENTROPY;
+    double min = weak ? 3.8 : n < 16 ? 3.0 : MIN_ENTROPY;
     if (Chars.entropy(t, valueStart, valueEnd) >= min) {
       out.add(new Finding("secret.credential_assignment", valueStart, valueEnd));
     }

@@ -25,7 +25,13 @@ class CorpusQualityTest {
   static final Map<String, double[]> FLOORS = new LinkedHashMap<>();
 
   static {
-    for (String rule : SecretDetector.RULES.stream().sorted().toList()) {
+    // The per-rule corpora cover the first thirteen secret rules; the wider secret corpus
+    // (SecretCoverageTest) covers every rule, the newer ones included.
+    for (String rule : List.of("secret.anthropic_key", "secret.aws_access_key",
+        "secret.azure_client_secret", "secret.azure_storage_key",
+        "secret.credential_assignment", "secret.gcp_api_key", "secret.github_token",
+        "secret.gitlab_token", "secret.jwt", "secret.openai_key", "secret.private_key",
+        "secret.slack_token", "secret.slack_webhook")) {
       FLOORS.put(rule, new double[] {0.98, 0.98});
     }
     FLOORS.put("secret.credential_assignment", new double[] {0.95, 0.90});

@@ -117,7 +117,7 @@ class HostileInputTest {
 
   private static List<Detector> detectors() {
     return List.of(SecretDetector.ofDefaults(), PiiDetector.ofDefaults(),
-        PromptInjectionDetector.ofDefaults(),
+        PromptInjectionDetector.ofDefaults(), PromptInjectionClassifier.ofDefaults(),
         BlockedPatterns.builder("pattern.blocked").literals(CorpusGenerator.blockedLiterals())
             .build());
   }

@@ -1,0 +1,447 @@
+package io.pointsman.guardrail;
+
+import java.nio.charset.StandardCharsets;
+import java.text.Normalizer;
+
+/**
+ * Turns a text into the hashed features {@link PromptInjectionClassifier} scores and its trainer
+ * learns from, one token at a time, in a single pass.
+ *
+ * <p>Normalisation undoes the usual obfuscations before tokens are formed: zero-width and soft
+ * hyphen characters are dropped (they do not split a word), full-width forms and common
+ * Cyrillic and Greek look-alikes fold to Latin letters, accents are stripped, letters are
+ * lower-cased, digits and {@code @}/{@code $} inside a word that also has letters read as the
+ * letters they imitate ({@code 1gn0r3} is {@code ignore}), single letters separated by one blank,
+ * dot, dash, underscore or asterisk are joined ({@code i g n o r e} is {@code ignore}), and a run
+ * of 20 or more base64 characters that decodes to printable text is tokenised a second time,
+ * decoded.
+ *
+ * <p>Tokens: words (letters and digits of any alphabetic script), each Han, kana, Hangul or Thai
+ * character on its own, the structural characters {@code < > / [ ] # |} and line breaks. Each
+ * token yields three features: the token, the token with the one before it, and the token with
+ * the two before it, hashed into {@link #BUCKETS} buckets.
+ *
+ * <p>Linear in the text's length: each character is read once, plus once more inside a
+ * decoded base64 run. Not thread-safe: one instance per scan.
+ */
+final class InjectionFeatures {
+  /** The number of hash buckets (weights) features map to. */
+  static final int BUCKETS = 1 << 16;
+
+  private static final int MASK = BUCKETS - 1;
+  private static final int MAX_WORD = 48;
+  private static final int NEWLINE = 0x4e4c;
+  private static final char[] FOLD = new char[0x530];
+
+  static {
+    for (char c = 0; c < FOLD.length; c++) {
+      char f = c;
+      if (c >= 0xC0 && c < 0x250) {
+        String d = Normalizer.normalize(String.valueOf(c), Normalizer.Form.NFD);
+        if (d.length() > 0 && d.charAt(0) < 0x80) {
+          f = d.charAt(0);
+        }
+      }
+      FOLD[c] = Character.toLowerCase(f);
+    }
+    FOLD[0xDF] = 's';
+    String cyrillic = "аaвbеeкkмmнhоoрpсcтtуyхxіiјjѕsԁdɡgӏl";
+    for (int i = 0; i < cyrillic.length(); i += 2) {
+      char c = cyrillic.charAt(i);
+      FOLD[c] = cyrillic.charAt(i + 1);
+      char upper = Character.toUpperCase(c);
+      if (upper < FOLD.length) {
+        FOLD[upper] = cyrillic.charAt(i + 1);
+      }
+    }
+    String greek = "αaβbεeιiκkνvοoρpτtυuχxζzηnμm";
+    for (int i = 0; i < greek.length(); i += 2) {
+      char c = greek.charAt(i);
+      FOLD[c] = greek.charAt(i + 1);
+      char upper = Character.toUpperCase(c);
+      if (upper < FOLD.length) {
+        FOLD[upper] = greek.charAt(i + 1);
+      }
+    }
+  }
+
+  private static final byte A_OTHER = 0;
+  private static final byte A_LETTER = 1;
+  private static final byte A_DIGIT = 2;
+  /** {@code +}, {@code /}, {@code =}: base64 characters that are no word characters. */
+  private static final byte A_BASE64 = 3;
+  /** {@code /}: a base64 character and a structural token. */
+  private static final byte A_SLASH = 4;
+  private static final byte A_STRUCT = 5;
+  private static final byte A_NEWLINE = 6;
+  /** {@code @} and {@code $}: part of a word already started, else a separator. */
+  private static final byte A_LEET = 7;
+  private static final byte[] ASCII_KIND = new byte[0x80];
+
+  static {
+    for (char c = 0; c < 0x80; c++) {
+      byte k = A_OTHER;
+      if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+        k = A_LETTER;
+      } else if (c >= '0' && c <= '9') {
+        k = A_DIGIT;
+      } else if (c == '/') {
+        k = A_SLASH;
+      } else if (c == '<' || c == '>' || c == '[' || c == ']' || c == '#' || c == '|') {
+        k = A_STRUCT;
+      } else if (c == '\n') {
+        k = A_NEWLINE;
+      } else if (c == '@' || c == '$') {
+        k = A_LEET;
+      } else if (c == '+' || c == '=') {
+        k = A_BASE64;
+      }
+      ASCII_KIND[c] = k;
+    }
+  }
+
+  /** Receives each token's features and the span of text it came from. */
+  interface Sink {
+    /**
+     * One token.
+     *
+     * @param unigram the bucket of the token
+     * @param bigram the bucket of the token with the one before it
+     * @param trigram the bucket of the token with the two before it
+     * @param start where the token starts in the scanned text
+     * @param end where it ends
+     */
+    void token(int unigram, int bigram, int trigram, int start, int end);
+  }
+
+  private final Sink sink;
+  private final char[] word = new char[MAX_WORD];
+  private int wordLen;
+  private int wordStart;
+  private int wordEnd;
+  private boolean wordHasLetter;
+  private boolean wordHasLeet;
+  private final char[] spelled = new char[MAX_WORD];
+  private final int[] spelledStart = new int[MAX_WORD];
+  private int spelledLen;
+  private int spelledEnd;
+  private int gap;
+  private int prev1;
+  private int prev2;
+  /** While tokenising decoded base64: where the run starts in the scanned text, else -1. */
+  private int decodedAt = -1;
+
+  InjectionFeatures(Sink sink) {
+    this.sink = sink;
+  }
+
+  /** Tokenises a whole text, reporting spans relative to it. */
+  void accept(CharSequence text) {
+    process(text, 0, text.length(), true);
+  }
+
+  private void process(CharSequence text, int from, int to, boolean decodeBase64) {
+    int b64Start = -1;
+    for (int i = from; i < to; i++) {
+      char raw = text.charAt(i);
+      if (raw < 0x80) {
+        // ASCII, the common case: one table look-up decides, with the same outcome as the
+        // general path below.
+        byte kind = ASCII_KIND[raw];
+        if (decodeBase64) {
+          boolean b64 = kind >= A_LETTER && kind <= A_SLASH;
+          if (b64 && b64Start < 0) {
+            b64Start = i;
+          } else if (!b64 && b64Start >= 0) {
+            base64Run(text, b64Start, i);
+            b64Start = -1;
+          }
+        }
+        int at = decodedAt < 0 ? i : decodedAt;
+        switch (kind) {
+          case A_LETTER -> appendWord((char) (raw | 0x20), at, true, false);
+          case A_DIGIT -> appendWord(raw, at, false, true);
+          case A_SLASH, A_STRUCT -> {
+            endWord();
+            if (!(prev1 == raw && gap == 0 && spelledLen == 0)) {
+              emit(raw, at, at + 1);
+            }
+          }
+          case A_NEWLINE -> {
+            endWord();
+            emit(NEWLINE, at, at + 1);
+          }
+          case A_LEET -> {
+            if (wordLen > 0) {
+              appendWord(raw, at, false, true);
+            } else {
+              endWord();
+              gap++;
+            }
+          }
+          default -> {
+            endWord();
+            gap++;
+          }
+        }
+        continue;
+      }
+      if (decodeBase64) {
+        boolean b64 = Chars.isBase64(raw) || raw == '=';
+        if (b64 && b64Start < 0) {
+          b64Start = i;
+        } else if (!b64 && b64Start >= 0) {
+          base64Run(text, b64Start, i);
+          b64Start = -1;
+        }
+      }
+      if (raw == 0x200B || raw == 0x200C || raw == 0x200D || raw == 0x2060 || raw == 0xFEFF
+          || raw == 0xAD || raw == 0x200E || raw == 0x200F) {
+        continue;
+      }
+      char c = raw;
+      if (c >= 0xFF01 && c <= 0xFF5E) {
+        c = (char) (c - 0xFEE0);
+      }
+      c = c < FOLD.length ? FOLD[c] : Character.toLowerCase(c);
+      int at = decodedAt < 0 ? i : decodedAt;
+      if ((c >= 'a' && c <= 'z') || Character.isLetter(c) && !isIdeographic(c)) {
+        appendWord(c, at, true, false);
+      } else if (c >= '0' && c <= '9') {
+        appendWord(c, at, false, true);
+      } else if ((c == '@' || c == '$') && wordLen > 0) {
+        appendWord(c, at, false, true);
+      } else if (isIdeographic(c)) {
+        endWord();
+        emit(c, at, at + 1);
+      } else if (c == '<' || c == '>' || c == '/' || c == '[' || c == ']' || c == '#'
+          || c == '|') {
+        endWord();
+        // A run of one structural character ("[[[[", "####") is one token.
+        if (!(prev1 == c && gap == 0 && spelledLen == 0)) {
+          emit(c, at, at + 1);
+        }
+      } else if (c == '\n') {
+        endWord();
+        emit(NEWLINE, at, at + 1);
+      } else {
+        endWord();
+        gap++;
+      }
+    }
+    if (decodeBase64 && b64Start >= 0) {
+      base64Run(text, b64Start, to);
+    }
+  }
+
+  /** Ends the text: flushes the last word. Call once after {@link #accept}. */
+  void finish() {
+    endWord();
+    flushSpelled();
+  }
+
+  private static boolean isIdeographic(char c) {
+    return (c >= 0x3040 && c <= 0x30FF) || (c >= 0x3400 && c <= 0x9FFF)
+        || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0x0E00 && c <= 0x0E7F)
+        || (c >= 0xF900 && c <= 0xFAFF);
+  }
+
+  private void appendWord(char c, int at, boolean letter, boolean leet) {
+    if (wordLen == 0) {
+      wordStart = at;
+    }
+    if (wordLen < MAX_WORD) {
+      word[wordLen++] = c;
+    }
+    wordEnd = at + 1;
+    wordHasLetter |= letter;
+    wordHasLeet |= leet;
+  }
+
+  private void endWord() {
+    if (wordLen == 0) {
+      return;
+    }
+    int n = wordLen;
+    wordLen = 0;
+    if (wordHasLetter && wordHasLeet) {
+      for (int i = 0; i < n; i++) {
+        word[i] = unleet(word[i]);
+      }
+    }
+    wordHasLetter = false;
+    wordHasLeet = false;
+    boolean single = n == 1 && word[0] >= 'a' && word[0] <= 'z';
+    if (single && (spelledLen == 0 || gap == 1 && spelledLen < MAX_WORD)) {
+      spelledStart[spelledLen] = wordStart;
+      spelled[spelledLen++] = word[0];
+      spelledEnd = wordEnd;
+      gap = 0;
+      return;
+    }
+    flushSpelled();
+    if (single) {
+      spelledStart[0] = wordStart;
+      spelled[0] = word[0];
+      spelledLen = 1;
+      spelledEnd = wordEnd;
+      gap = 0;
+      return;
+    }
+    int token = hash(word, n);
+    // A word repeated back to back ("hello hello hello") is one token: repetition is no
+    // evidence, and it would otherwise add up over a window.
+    if (token == prev1 && spelledLen == 0) {
+      gap = 0;
+      return;
+    }
+    emit(token, wordStart, wordEnd);
+  }
+
+  private void flushSpelled() {
+    int n = spelledLen;
+    if (n == 0) {
+      return;
+    }
+    spelledLen = 0;
+    if (n >= 3) {
+      emitRaw(hash(spelled, n), spelledStart[0], spelledEnd);
+    } else {
+      for (int i = 0; i < n; i++) {
+        emitRaw(hash(spelled, i, 1), spelledStart[i], spelledStart[i] + 1);
+      }
+    }
+  }
+
+  private static final char[] UNLEET = new char[0x80];
+
+  static {
+    for (char c = 0; c < 0x80; c++) {
+      UNLEET[c] = unleetSlow(c);
+    }
+  }
+
+  private static char unleet(char c) {
+    return c < 0x80 ? UNLEET[c] : c;
+  }
+
+  private static char unleetSlow(char c) {
+    return switch (c) {
+      case '0' -> 'o';
+      case '1' -> 'i';
+      case '3' -> 'e';
+      case '4', '@' -> 'a';
+      case '5', '$' -> 's';
+      case '7' -> 't';
+      case '8' -> 'b';
+      default -> c;
+    };
+  }
+
+  private void emit(int token, int start, int end) {
+    flushSpelled();
+    emitRaw(token, start, end);
+  }
+
+  private void emitRaw(int token, int start, int end) {
+    gap = 0;
+    int uni = mix(token * 0x9E3779B1 + 1);
+    int bi = mix(prev1 * 0x85EBCA6B + token * 0x9E3779B1 + 2);
+    int tri = mix(prev2 * 0xC2B2AE35 + prev1 * 0x85EBCA6B + token * 0x9E3779B1 + 3);
+    prev2 = prev1;
+    prev1 = token;
+    sink.token(uni & MASK, bi & MASK, tri & MASK, start, end);
+  }
+
+  private static int hash(char[] chars, int n) {
+    return hash(chars, 0, n);
+  }
+
+  private static int hash(char[] chars, int from, int n) {
+    int h = 0x811C9DC5;
+    for (int i = from; i < from + n; i++) {
+      h = (h ^ chars[i]) * 0x01000193;
+    }
+    return h;
+  }
+
+  private static int mix(int x) {
+    int h = x;
+    h ^= h >>> 16;
+    h *= 0x7FEB352D;
+    h ^= h >>> 15;
+    h *= 0x846CA68B;
+    h ^= h >>> 16;
+    return h;
+  }
+
+  /** Tokenises a base64 run's decoded text too, when it is printable; spans point at the run. */
+  private void base64Run(CharSequence text, int start, int end) {
+    int n = end - start;
+    if (n < 20 || decodedAt >= 0) {
+      return;
+    }
+    int padded = n;
+    while (padded > 0 && text.charAt(start + padded - 1) == '=') {
+      padded--;
+    }
+    int len = padded - padded % 4 == padded ? padded : padded - padded % 4;
+    if (len < 16) {
+      return;
+    }
+    byte[] out = new byte[len / 4 * 3];
+    int o = 0;
+    int printable = 0;
+    for (int i = 0; i < len; i += 4) {
+      int v = 0;
+      for (int k = 0; k < 4; k++) {
+        int d = base64Value(text.charAt(start + i + k));
+        if (d < 0) {
+          return;
+        }
+        v = v << 6 | d;
+      }
+      for (int k = 2; k >= 0; k--) {
+        byte b = (byte) (v >> (8 * k));
+        out[o++] = b;
+        if (b >= 0x20 && b < 0x7F || b == '\n' || b == '\t' || b < 0) {
+          printable++;
+        }
+      }
+      // Binary data is recognised within its first 48 bytes, so a large image costs little.
+      if (o >= 48 && printable < o * 0.9) {
+        return;
+      }
+    }
+    if (printable < o * 0.9) {
+      return;
+    }
+    endWord();
+    flushSpelled();
+    String decoded = new String(out, 0, o, StandardCharsets.UTF_8);
+    decodedAt = start;
+    process(decoded, 0, decoded.length(), false);
+    endWord();
+    flushSpelled();
+    decodedAt = -1;
+  }
+
+  private static int base64Value(char c) {
+    if (c >= 'A' && c <= 'Z') {
+      return c - 'A';
+    }
+    if (c >= 'a' && c <= 'z') {
+      return c - 'a' + 26;
+    }
+    if (c >= '0' && c <= '9') {
+      return c - '0' + 52;
+    }
+    if (c == '+' || c == '-') {
+      return 62;
+    }
+    if (c == '/' || c == '_') {
+      return 63;
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,171 @@
+package io.pointsman.guardrail;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pins the prompt-injection classifier to its committed data: the corpora are what the
+ * generator writes, the model resource is what the trainer derives from the tuning part (byte
+ * for byte), and on the held-out part — never used for training or thresholds — the default
+ * classifier stays at or above the floors below. The goal (recall 0.90 with at most 2% of
+ * benign texts blocked) is not met; the floors pin today's figures so that a regression fails
+ * the build, and {@code docs/guardrails.md} says so. The figures it
+ * measures are the committed {@code guardrail/injection-quality.csv} that {@code
+ * docs/guardrails.md} quotes; after a deliberate change rewrite it with {@code
+ * -Dguardrail.writeQuality=true}.
+ */
+class InjectionModelTest {
+  static final Path DIR = Path.of("src/test/resources/guardrail/injection");
+  static final Path MODEL =
+      Path.of("src/main/resources/io/pointsman/guardrail/injection-model.txt");
+  static final Path QUALITY = Path.of("src/test/resources/guardrail/injection-quality.csv");
+
+  static byte[] resource(String name) throws IOException {
+    try (InputStream in = InjectionModelTest.class.getResourceAsStream(name)) {
+      assertThat(in).as(name).isNotNull();
+      return in.readAllBytes();
+    }
+  }
+
+  static List<CorpusGenerator.Sample> part(String name) throws IOException {
+    return CorpusGenerator.parse(new String(resource("/guardrail/injection/" + name + ".tsv"),
+        StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void committedCorporaAreExactlyWhatTheGeneratorProduces() throws IOException {
+    if (Boolean.getBoolean("guardrail.writeQuality")) {
+      InjectionCorpusGenerator.main(new String[] {DIR.toString()});
+    }
+    assertThat(new String(resource("/guardrail/injection/tuning.tsv"), StandardCharsets.UTF_8))
+        .isEqualTo(CorpusGenerator.render(InjectionCorpusGenerator.tuning()));
+    assertThat(new String(resource("/guardrail/injection/heldout.tsv"), StandardCharsets.UTF_8))
+        .isEqualTo(CorpusGenerator.render(InjectionCorpusGenerator.heldOut()));
+  }
+
+  @Test
+  void corporaHoldAtLeastThreeHundredAttacksAndBenignTextsAndDoNotOverlap() throws IOException {
+    List<CorpusGenerator.Sample> tuning = part("tuning");
+    List<CorpusGenerator.Sample> heldOut = part("heldout");
+    List<CorpusGenerator.Sample> both = new ArrayList<>(tuning);
+    both.addAll(heldOut);
+    assertThat(both.stream().filter(CorpusGenerator.Sample::positive).count())
+        .isGreaterThanOrEqualTo(300);
+    assertThat(both.stream().filter(s -> !s.positive()).count()).isGreaterThanOrEqualTo(300);
+    assertThat(heldOut.stream().filter(CorpusGenerator.Sample::positive).count())
+        .isGreaterThanOrEqualTo(300);
+    assertThat(heldOut.stream().filter(s -> !s.positive()).count()).isGreaterThanOrEqualTo(300);
+    List<String> tuningTexts = tuning.stream().map(CorpusGenerator.Sample::text).toList();
+    assertThat(heldOut).noneMatch(s -> tuningTexts.contains(s.text()));
+  }
+
+  @Test
+  void committedModelIsWhatTheTrainerDerivesFromTheTuningPart() throws IOException {
+    byte[] tuning = resource("/guardrail/injection/tuning.tsv");
+    String model = InjectionTrainer.train(tuning);
+    if (Boolean.getBoolean("guardrail.writeQuality")) {
+      Files.writeString(MODEL, model, StandardCharsets.UTF_8);
+    }
+    String committed = new String(resource(PromptInjectionClassifier.RESOURCE),
+        StandardCharsets.UTF_8);
+    assertThat(committed).contains("corpus-sha256 " + InjectionTrainer.sha256(tuning) + "\n");
+    assertThat(committed).as("model resource (retrain with -Dguardrail.writeQuality=true)")
+        .isEqualTo(model);
+  }
+
+  /** Counts for one family of one part. */
+  static final class Tally {
+    int total;
+    int blocked;
+    int flagged;
+  }
+
+  /** The default input chain's injection rules: the phrase heuristic or the classifier. */
+  static Detector defaultChainRules(PromptInjectionClassifier c) {
+    PromptInjectionDetector heuristic = PromptInjectionDetector.ofDefaults();
+    return new Detector() {
+      @Override
+      public String family() {
+        return "injection";
+      }
+
+      @Override
+      public void scan(CharSequence text, List<Finding> out) {
+        List<Finding> h = new ArrayList<>();
+        heuristic.scan(text, h);
+        if (!h.isEmpty()) {
+          out.add(new Finding(PromptInjectionClassifier.RULE, 0, Math.max(1, text.length())));
+        }
+        c.scan(text, out);
+      }
+    };
+  }
+
+  static Map<String, Tally> measure(Detector c, List<CorpusGenerator.Sample> samples) {
+    Map<String, Tally> byFamily = new TreeMap<>();
+    List<Finding> found = new ArrayList<>();
+    for (CorpusGenerator.Sample s : samples) {
+      found.clear();
+      c.scan(s.text(), found);
+      String key = (s.positive() ? "attack." : "benign.") + s.kind();
+      for (String k : List.of(key, s.positive() ? "attack.all" : "benign.all")) {
+        Tally t = byFamily.computeIfAbsent(k, x -> new Tally());
+        t.total++;
+        if (found.stream().anyMatch(f -> f.rule().equals(PromptInjectionClassifier.RULE))) {
+          t.blocked++;
+        }
+        if (!found.isEmpty()) {
+          t.flagged++;
+        }
+      }
+    }
+    return byFamily;
+  }
+
+  static String csv(String part, Map<String, Tally> tallies) {
+    StringBuilder sb = new StringBuilder();
+    for (Map.Entry<String, Tally> e : tallies.entrySet()) {
+      Tally t = e.getValue();
+      sb.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%.4f,%d,%.4f%n", part, e.getKey(),
+          t.total, t.blocked, (double) t.blocked / t.total, t.flagged,
+          (double) t.flagged / t.total));
+    }
+    return sb.toString();
+  }
+
+  @Test
+  void heldOutFiguresStayAtOrAboveTheirFloors()
+      throws IOException {
+    PromptInjectionClassifier c = PromptInjectionClassifier.ofDefaults();
+    Map<String, Tally> heldOut = measure(defaultChainRules(c), part("heldout"));
+    Map<String, Tally> tuning = measure(defaultChainRules(c), part("tuning"));
+    Map<String, Tally> classifierOnly = measure(c, part("heldout"));
+    String report = "part,class.family,texts,blocked,blocked_share,flagged_or_blocked,"
+        + "flagged_or_blocked_share\n" + csv("heldout", heldOut) + csv("tuning", tuning)
+        + csv("heldout-classifier-only", classifierOnly);
+    if (Boolean.getBoolean("guardrail.writeQuality")) {
+      Files.writeString(QUALITY, report, StandardCharsets.UTF_8);
+    }
+    System.out.print(report);
+    Tally attacks = heldOut.get("attack.all");
+    Tally benign = heldOut.get("benign.all");
+    assertThat((double) attacks.blocked / attacks.total).as("held-out recall")
+        .isGreaterThanOrEqualTo(0.30);
+    assertThat((double) benign.blocked / benign.total).as("held-out benign blocked")
+        .isLessThanOrEqualTo(0.035);
+    assertThat(Files.readString(QUALITY, StandardCharsets.UTF_8))
+        .as("committed injection-quality.csv (rewrite with -Dguardrail.writeQuality=true)")
+        .isEqualTo(report);
+  }
+}

@@ -1,0 +1,220 @@
+package io.pointsman.guardrail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+
+/**
+ * Trains the model of {@link PromptInjectionClassifier} from the tuning part of the injection
+ * corpus, deterministically: the same tuning file gives the same model file, byte for byte
+ * ({@link InjectionModelTest} checks it against the committed resource).
+ *
+ * <p>Logistic regression by stochastic gradient descent (fixed seed, {@value #EPOCHS} epochs,
+ * learning rate {@value #RATE} decaying per epoch, L2 {@value #L2}), each example scored like
+ * the classifier scores it: the best window of {@value PromptInjectionClassifier#WINDOW} tokens;
+ * the gradient flows through that window's features. Thresholds come from out-of-fold scores on
+ * the tuning part ({@value #FOLDS} folds): block at the score that fewer than {@value
+ * #BLOCK_FP} of benign tuning texts reach, flag at the one fewer than {@value #FLAG_FP} reach.
+ * Weights are stored in thousandths; zero ones are left out. {@code StrictMath} keeps the run
+ * identical across machines.
+ *
+ * <pre>
+ * java -cp pointsman-core/target/test-classes:pointsman-core/target/classes \
+ *     io.pointsman.guardrail.InjectionTrainer \
+ *     pointsman-core/src/test/resources/guardrail/injection/tuning.tsv \
+ *     pointsman-core/src/main/resources/io/pointsman/guardrail/injection-model.txt
+ * </pre>
+ */
+public final class InjectionTrainer {
+  static final long SEED = 20_261_201L;
+  static final int EPOCHS = 15;
+  static final double RATE = 0.2;
+  static final double L2 = 1e-4;
+  static final int FOLDS = 5;
+  static final double BLOCK_FP = 0.005;
+  static final double FLAG_FP = 0.04;
+  static final double PRIOR = -4.0;
+  /** log(0.95 / 0.05): block only when the model gives at least 95%. */
+  static final double BLOCK_FLOOR = 2.944;
+  static final double FLAG_FLOOR = 0.0;
+
+  private InjectionTrainer() {}
+
+  /**
+   * Trains from a tuning file and writes the model file.
+   *
+   * @param args the tuning file and the model file to write
+   * @throws IOException if a file cannot be read or written
+   */
+  public static void main(String[] args) throws IOException {
+    byte[] tuning = Files.readAllBytes(Path.of(args[0]));
+    Files.writeString(Path.of(args[1]), train(tuning), StandardCharsets.UTF_8);
+  }
+
+  private record Example(boolean positive, int[] features) {}
+
+  /** The features of one text, three per token: unigram, bigram, trigram buckets. */
+  static int[] features(String text) {
+    int[][] buf = {new int[96]};
+    int[] n = {0};
+    InjectionFeatures f = new InjectionFeatures((u, b, t, start, end) -> {
+      if (n[0] + 3 > buf[0].length) {
+        buf[0] = Arrays.copyOf(buf[0], buf[0].length * 2);
+      }
+      buf[0][n[0]++] = u;
+      buf[0][n[0]++] = b;
+      buf[0][n[0]++] = t;
+    });
+    f.accept(text);
+    f.finish();
+    return Arrays.copyOf(buf[0], n[0]);
+  }
+
+  /** Trains and returns the model file's text. */
+  static String train(byte[] tuningFile) {
+    List<CorpusGenerator.Sample> samples =
+        CorpusGenerator.parse(new String(tuningFile, StandardCharsets.UTF_8));
+    List<Example> all = new ArrayList<>();
+    for (CorpusGenerator.Sample s : samples) {
+      all.add(new Example(s.positive(), features(s.text())));
+    }
+    List<Example> order = new ArrayList<>(all);
+    Collections.shuffle(order, new Random(SEED));
+    List<Double> benign = new ArrayList<>();
+    for (int fold = 0; fold < FOLDS; fold++) {
+      List<Example> train = new ArrayList<>();
+      List<Example> test = new ArrayList<>();
+      for (int i = 0; i < order.size(); i++) {
+        (i % FOLDS == fold ? test : train).add(order.get(i));
+      }
+      double[] w = fit(train);
+      for (Example e : test) {
+        if (!e.positive()) {
+          benign.add(best(w, e.features())[0]);
+        }
+      }
+    }
+    benign.sort(Collections.reverseOrder());
+    // Out-of-fold scores come from folds that share the tuning part's sentence frames, so they
+    // overstate how far below the threshold unseen benign text scores; the floors keep the
+    // block threshold at a probability of 0.95 and the flag threshold at 0.5 at least.
+    double block = Math.max(BLOCK_FLOOR, threshold(benign, BLOCK_FP));
+    double flag = Math.min(block, Math.max(FLAG_FLOOR, threshold(benign, FLAG_FP)));
+    double[] w = fit(all);
+    StringBuilder sb = new StringBuilder();
+    sb.append("# Pointsman prompt-injection model: logistic regression over hashed token n-grams\n")
+        .append("# written by io.pointsman.guardrail.InjectionTrainer from the tuning part of ")
+        .append("guardrail/injection; do not edit\n")
+        .append("format 1\n")
+        .append("corpus-sha256 ").append(sha256(tuningFile)).append('\n')
+        .append("examples ").append(all.size()).append('\n')
+        .append("buckets ").append(InjectionFeatures.BUCKETS).append('\n')
+        .append("window ").append(PromptInjectionClassifier.WINDOW).append('\n')
+        .append("bias ").append(milli(w[InjectionFeatures.BUCKETS]) / 1000.0).append('\n')
+        .append("block ").append(String.format(Locale.ROOT, "%.3f", block)).append('\n')
+        .append("flag ").append(String.format(Locale.ROOT, "%.3f", flag)).append('\n');
+    for (int i = 0; i < InjectionFeatures.BUCKETS; i++) {
+      long m = milli(w[i]);
+      if (m != 0) {
+        sb.append(i).append(' ').append(m / 1000.0).append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
+  private static long milli(double v) {
+    return Math.round(v * 1000);
+  }
+
+  /** A threshold above all but the given share of benign scores (sorted high to low). */
+  private static double threshold(List<Double> benignDesc, double share) {
+    int allowed = (int) Math.floor(share * benignDesc.size());
+    double t = benignDesc.get(Math.min(allowed, benignDesc.size() - 1)) + 0.001;
+    return Math.round(t * 1000) / 1000.0;
+  }
+
+  /** Fits weights; index {@code BUCKETS} is the bias. */
+  private static double[] fit(List<Example> examples) {
+    double[] w = new double[InjectionFeatures.BUCKETS + 1];
+    // The bias is fixed, not learned: a text with no known evidence scores PRIOR, well below
+    // the thresholds, so words the corpus never had cannot push a benign text over them.
+    w[InjectionFeatures.BUCKETS] = PRIOR;
+    long positives = examples.stream().filter(Example::positive).count();
+    double posWeight = (double) (examples.size() - positives) / Math.max(1, positives);
+    List<Example> order = new ArrayList<>(examples);
+    Random random = new Random(SEED + 1);
+    for (int epoch = 0; epoch < EPOCHS; epoch++) {
+      Collections.shuffle(order, random);
+      double rate = RATE / (1 + epoch * 0.3);
+      for (Example e : order) {
+        double[] b = best(w, e.features());
+        double p = 1 / (1 + StrictMath.exp(-b[0]));
+        double g = (p - (e.positive() ? 1 : 0)) * (e.positive() ? posWeight : 1);
+        int from = (int) b[1];
+        int to = (int) b[2];
+        for (int k = from * 3; k < to * 3; k++) {
+          int f = e.features()[k];
+          w[f] -= rate * (g + L2 * w[f]);
+        }
+      }
+    }
+    return w;
+  }
+
+  /**
+   * The best window as the classifier finds it: {score, first token, token after the last}.
+   */
+  static double[] best(double[] w, int[] features) {
+    int tokens = features.length / 3;
+    double bias = w[InjectionFeatures.BUCKETS];
+    if (tokens == 0) {
+      return new double[] {bias, 0, 0};
+    }
+    double[] c = new double[tokens];
+    for (int t = 0; t < tokens; t++) {
+      c[t] = (float) w[features[3 * t]] + (float) w[features[3 * t + 1]]
+          + (float) w[features[3 * t + 2]];
+    }
+    double sum = 0;
+    double best = Double.NEGATIVE_INFINITY;
+    int bestFrom = 0;
+    int bestTo = 0;
+    int window = PromptInjectionClassifier.WINDOW;
+    if (tokens < window) {
+      for (double v : c) {
+        sum += v;
+      }
+      return new double[] {bias + sum, 0, tokens};
+    }
+    for (int t = 0; t < tokens; t++) {
+      sum += c[t];
+      if (t >= window) {
+        sum -= c[t - window];
+      }
+      if (t >= window - 1 && bias + sum > best) {
+        best = bias + sum;
+        bestFrom = Math.max(0, t - window + 1);
+        bestTo = t + 1;
+      }
+    }
+    return new double[] {best, bestFrom, bestTo};
+  }
+
+  static String sha256(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,484 @@
+package io.pointsman.guardrail;
+
+// A frozen copy of the core class of the same name without the prefix, as of commit 7c13d19
+// (before the per-character work was cut): the fixed pre-change arm of InputChainBenchmark, so
+// that one JMH run compares both on the same machine at the same time. Not used elsewhere.
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Finds every occurrence of many literal strings in one pass over a text: an Aho–Corasick
+ * automaton compiled into a dense transition table over the literals' own alphabet, so that the
+ * cost per character does not grow with the number of literals (only the table's memory does:
+ * states × distinct characters × 4 bytes).
+ *
+ * <pre>{@code
+ * FrozenLiteralMatcher matcher = FrozenLiteralMatcher.builder()
+ *     .caseInsensitive(true)
+ *     .add("ignore previous instructions")
+ *     .add("developer mode")
+ *     .build();
+ * matcher.find(text, (literal, start, end) -> {
+ *   System.out.println(matcher.literal(literal) + " at " + start);
+ *   return true;
+ * });
+ * }</pre>
+ *
+ * <p>Options: case-insensitive matching (simple per-character case folding; a literal can still
+ * be marked case-sensitive), whitespace collapsing (a run of whitespace in the text matches one
+ * space in a literal) and whole-word matching (a match must not touch a letter, digit or
+ * underscore on either side).
+ *
+ * <p>Immutable and thread-safe once built. Scanning is linear in the text's length: each
+ * character is read exactly once.
+ */
+public final class FrozenLiteralMatcher {
+  /** The most table cells (states × alphabet) a matcher may hold: 256 MiB of transitions. */
+  static final long MAX_CELLS = 64L << 20;
+
+  private final String[] literals;
+  private final boolean[] exact;
+  private final int[] lengths;
+  private final char[] classOf;
+  private final int alphabet;
+  // Entry for (state, class) is the next state's row offset, bitwise-negated when that state
+  // ends at least one literal, so that the hot loop tests for output with one sign check.
+  private final int[] delta;
+  private final int[] outLiteral;
+  private final int[] outLink;
+  private final boolean foldCase;
+  private final boolean collapseWhitespace;
+  private final boolean wholeWords;
+  private final int maxLength;
+  private final int states;
+
+  /**
+   * Receives matches.
+   *
+   * <p>Called on the scanning thread, in order of match end; must not throw.
+   */
+  @FunctionalInterface
+  public interface Sink {
+    /**
+     * Receives one match.
+     *
+     * @param literal the index of the literal, in the order it was added
+     * @param start the index of the match's first character in the text
+     * @param end the index after the match's last character
+     * @return true to go on scanning, false to stop
+     */
+    boolean onMatch(int literal, int start, int end);
+  }
+
+  private FrozenLiteralMatcher(Builder b) {
+    this.foldCase = b.caseInsensitive;
+    this.collapseWhitespace = b.collapseWhitespace;
+    this.wholeWords = b.wholeWords;
+    int n = b.literals.size();
+    this.literals = b.literals.toArray(new String[0]);
+    if (collapseWhitespace) {
+      for (int i = 0; i < n; i++) {
+        literals[i] = literals[i].replaceAll("\\s+", " ");
+      }
+    }
+    this.exact = new boolean[n];
+    this.lengths = new int[n];
+    for (int i = 0; i < n; i++) {
+      exact[i] = b.exact.get(i);
+      lengths[i] = literals[i].length();
+    }
+    this.classOf = new char[Character.MAX_VALUE + 1];
+    int classes = 1;
+    int longest = 0;
+    for (String literal : literals) {
+      longest = Math.max(longest, literal.length());
+      for (int i = 0; i < literal.length(); i++) {
+        char c = normalize(literal.charAt(i));
+        if (classOf[c] == 0) {
+          if (classes == Character.MAX_VALUE) {
+            throw new IllegalArgumentException("the literals use too many distinct characters");
+          }
+          classOf[c] = (char) classes++;
+        }
+      }
+    }
+    this.maxLength = longest;
+    if (foldCase || collapseWhitespace) {
+      // Every character whose normal form is in the alphabet shares that form's class.
+      for (int c = 0; c <= Character.MAX_VALUE; c++) {
+        char norm = normalize((char) c);
+        if (norm != c && classOf[norm] != 0) {
+          classOf[c] = classOf[norm];
+        }
+      }
+    }
+    this.alphabet = classes;
+
+    // Trie, built straight into the dense table; 0 marks a missing edge (no edge leads to root).
+    int capacity = 64;
+    int[] table = new int[capacity * alphabet];
+    int[] out = new int[capacity];
+    Arrays.fill(out, -1);
+    int count = 1;
+    for (int id = 0; id < n; id++) {
+      String literal = literals[id];
+      int s = 0;
+      for (int i = 0; i < literal.length(); i++) {
+        int k = classOf[normalize(literal.charAt(i))];
+        int next = table[s * alphabet + k];
+        if (next == 0) {
+          if (count == capacity) {
+            if ((long) capacity * 2 * alphabet > MAX_CELLS) {
+              throw new IllegalArgumentException("the literals need more than " + MAX_CELLS
+                  + " transition cells; split them into several matchers");
+            }
+            capacity *= 2;
+            table = Arrays.copyOf(table, capacity * alphabet);
+            out = Arrays.copyOf(out, capacity);
+            Arrays.fill(out, capacity / 2, capacity, -1);
+          }
+          next = count++;
+          table[s * alphabet + k] = next;
+        }
+        s = next;
+      }
+      // A duplicate literal keeps the first index: the later one can never report separately.
+      if (out[s] == -1) {
+        out[s] = id;
+      }
+    }
+    this.states = count;
+
+    // Breadth-first: failure links, dictionary links, and completion of missing edges.
+    int[] fail = new int[count];
+    int[] link = new int[count];
+    Arrays.fill(link, -1);
+    int[] queue = new int[count];
+    int head = 0;
+    int tail = 0;
+    for (int k = 1; k < alphabet; k++) {
+      int child = table[k];
+      if (child != 0) {
+        fail[child] = 0;
+        queue[tail++] = child;
+      }
+    }
+    while (head < tail) {
+      int s = queue[head++];
+      int f = fail[s];
+      link[s] = out[f] >= 0 ? f : link[f];
+      for (int k = 1; k < alphabet; k++) {
+        int child = table[s * alphabet + k];
+        if (child != 0) {
+          fail[child] = table[f * alphabet + k];
+          queue[tail++] = child;
+        } else {
+          table[s * alphabet + k] = table[f * alphabet + k];
+        }
+      }
+    }
+    // Rewrite entries as row offsets, negated for states with output along their dictionary chain.
+    int[] dense = new int[count * alphabet];
+    for (int s = 0; s < count; s++) {
+      for (int k = 0; k < alphabet; k++) {
+        int target = table[s * alphabet + k];
+        int offset = target * alphabet;
+        dense[s * alphabet + k] = (out[target] >= 0 || link[target] >= 0) ? ~offset : offset;
+      }
+    }
+    this.delta = dense;
+    this.outLiteral = Arrays.copyOf(out, count);
+    this.outLink = link;
+  }
+
+  /**
+   * Returns a new builder.
+   *
+   * @return an empty builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Returns the number of literals.
+   *
+   * @return the count, including duplicates
+   */
+  public int size() {
+    return literals.length;
+  }
+
+  /**
+   * Returns a literal by index.
+   *
+   * @param index the index, in the order literals were added
+   * @return the literal
+   * @throws IndexOutOfBoundsException if there is no such literal
+   */
+  public String literal(int index) {
+    return literals[index];
+  }
+
+  /**
+   * Returns the number of automaton states, a measure of the matcher's memory.
+   *
+   * @return the state count
+   */
+  public int states() {
+    return states;
+  }
+
+  /**
+   * Returns the number of character classes (distinct characters of the literals, plus one).
+   *
+   * @return the alphabet size
+   */
+  public int alphabetSize() {
+    return alphabet;
+  }
+
+  /**
+   * Reports every match in a text, in order of match end.
+   *
+   * @param text the text
+   * @param sink receives the matches; returning false stops the scan
+   * @return false if the sink stopped the scan, true if it ran to the end
+   * @throws NullPointerException if text or sink is null
+   */
+  public boolean find(CharSequence text, Sink sink) {
+    Objects.requireNonNull(sink, "sink");
+    int length = text.length();
+    if (literals.length == 0) {
+      return true;
+    }
+    if (collapseWhitespace) {
+      return findCollapsing(text, length, sink);
+    }
+    final int[] d = delta;
+    final char[] cls = classOf;
+    int s = 0;
+    for (int i = 0; i < length; i++) {
+      int t = d[s + cls[text.charAt(i)]];
+      if (t < 0) {
+        t = ~t;
+        if (!report(text, t / alphabet, i + 1, sink)) {
+          return false;
+        }
+      }
+      s = t;
+    }
+    return true;
+  }
+
+  /**
+   * Returns whether a text contains at least one of the literals.
+   *
+   * @param text the text
+   * @return true on the first match
+   * @throws NullPointerException if text is null
+   */
+  public boolean containsAny(CharSequence text) {
+    return !find(text, (literal, start, end) -> false);
+  }
+
+  private boolean findCollapsing(CharSequence text, int length, Sink sink) {
+    final int[] d = delta;
+    final char[] cls = classOf;
+    // Start offsets of the last characters fed to the automaton, to recover a match's start
+    // when collapsed whitespace made it longer in the text than the literal is.
+    int ringSize = Integer.highestOneBit(Math.max(1, maxLength) * 2);
+    int[] ring = new int[ringSize];
+    int mask = ringSize - 1;
+    int fed = 0;
+    boolean lastSpace = false;
+    int s = 0;
+    for (int i = 0; i < length; i++) {
+      char c = text.charAt(i);
+      boolean space = Character.isWhitespace(c);
+      if (space && lastSpace) {
+        continue;
+      }
+      lastSpace = space;
+      ring[fed & mask] = i;
+      fed++;
+      int t = d[s + cls[c]];
+      if (t < 0) {
+        t = ~t;
+        if (!reportCollapsed(text, t / alphabet, i + 1, ring, fed, mask, sink)) {
+          return false;
+        }
+      }
+      s = t;
+    }
+    return true;
+  }
+
+  private boolean reportCollapsed(CharSequence text, int state, int end, int[] ring, int fed,
+      int mask, Sink sink) {
+    for (int s = outLiteral[state] >= 0 ? state : outLink[state]; s >= 0; s = outLink[s]) {
+      int id = outLiteral[s];
+      int start = ring[(fed - lengths[id]) & mask];
+      if (accept(text, id, start, end, true) && !sink.onMatch(id, start, end)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean report(CharSequence text, int state, int end, Sink sink) {
+    for (int s = outLiteral[state] >= 0 ? state : outLink[state]; s >= 0; s = outLink[s]) {
+      int id = outLiteral[s];
+      int start = end - lengths[id];
+      if (accept(text, id, start, end, false) && !sink.onMatch(id, start, end)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean accept(CharSequence text, int id, int start, int end, boolean collapsed) {
+    // Like a regex \b: a boundary is required only where the literal's own edge is a word
+    // character, so that "<|im_start|>" still matches right after a letter.
+    if (wholeWords && ((isWordChar(text, start) && isWordChar(text, start - 1))
+        || (isWordChar(text, end - 1) && isWordChar(text, end)))) {
+      return false;
+    }
+    if (exact[id] && (foldCase || collapseWhitespace)) {
+      String literal = literals[id];
+      if (collapsed && end - start != literal.length()) {
+        return false;
+      }
+      for (int i = 0; i < literal.length(); i++) {
+        if (text.charAt(start + i) != literal.charAt(i)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean isWordChar(CharSequence text, int index) {
+    if (index < 0 || index >= text.length()) {
+      return false;
+    }
+    char c = text.charAt(index);
+    return c == '_' || Character.isLetterOrDigit(c);
+  }
+
+  private char normalize(char c) {
+    if (collapseWhitespace && Character.isWhitespace(c)) {
+      return ' ';
+    }
+    if (foldCase) {
+      return Character.toLowerCase(Character.toUpperCase(c));
+    }
+    return c;
+  }
+
+  /** Collects literals and options; not thread-safe. */
+  public static final class Builder {
+    private final List<String> literals = new ArrayList<>();
+    private final List<Boolean> exact = new ArrayList<>();
+    private boolean caseInsensitive;
+    private boolean collapseWhitespace;
+    private boolean wholeWords;
+
+    private Builder() {}
+
+    /**
+     * Matches letters regardless of case (per character, {@code toLowerCase(toUpperCase(c))}).
+     *
+     * @param value true to ignore case
+     * @return this builder
+     */
+    public Builder caseInsensitive(boolean value) {
+      this.caseInsensitive = value;
+      return this;
+    }
+
+    /**
+     * Lets a run of whitespace in the text match a single whitespace character of a literal.
+     *
+     * @param value true to collapse whitespace
+     * @return this builder
+     */
+    public Builder collapseWhitespace(boolean value) {
+      this.collapseWhitespace = value;
+      return this;
+    }
+
+    /**
+     * Reports only matches not touching a letter, digit or underscore on either side.
+     *
+     * @param value true for whole words only
+     * @return this builder
+     */
+    public Builder wholeWords(boolean value) {
+      this.wholeWords = value;
+      return this;
+    }
+
+    /**
+     * Adds a literal, matched under the builder's case option.
+     *
+     * @param literal the literal
+     * @return this builder
+     * @throws NullPointerException if literal is null
+     * @throws IllegalArgumentException if literal is empty
+     */
+    public Builder add(String literal) {
+      return add(literal, false);
+    }
+
+    /**
+     * Adds a literal that must match with exact case even in a case-insensitive matcher.
+     *
+     * @param literal the literal
+     * @return this builder
+     * @throws NullPointerException if literal is null
+     * @throws IllegalArgumentException if literal is empty
+     */
+    public Builder addExact(String literal) {
+      return add(literal, true);
+    }
+
+    /**
+     * Adds several literals.
+     *
+     * @param values the literals
+     * @return this builder
+     * @throws NullPointerException if values or a literal is null
+     * @throws IllegalArgumentException if a literal is empty
+     */
+    public Builder addAll(Iterable<String> values) {
+      for (String v : values) {
+        add(v);
+      }
+      return this;
+    }
+
+    private Builder add(String literal, boolean exactCase) {
+      Objects.requireNonNull(literal, "literal");
+      if (literal.isEmpty()) {
+        throw new IllegalArgumentException("a literal must not be empty");
+      }
+      literals.add(literal);
+      exact.add(exactCase);
+      return this;
+    }
+
+    /**
+     * Compiles the automaton.
+     *
+     * @return the matcher
+     * @throws IllegalArgumentException if the automaton would exceed its memory bound
+     */
+    public FrozenLiteralMatcher build() {
+      return new FrozenLiteralMatcher(this);
+    }
+  }
+}

@@ -1,0 +1,252 @@
+package io.pointsman.guardrail;
+
+// A frozen copy of the core class of the same name without the prefix, as of commit 7c13d19
+// (before the per-character work was cut): the fixed pre-change arm of InputChainBenchmark, so
+// that one JMH run compares both on the same machine at the same time. Not used elsewhere.
+
+import io.pointsman.model.Role;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A learned prompt-injection detector: logistic regression over hashed word uni-, bi- and
+ * trigrams of normalised text (see the normalisation below), scored over sliding windows of
+ * {@value #WINDOW} tokens so that one injected sentence inside a long document counts as much as
+ * a short prompt does. The score is the highest window's log-odds.
+ *
+ * <p>Two thresholds, both chosen on the tuning part of the committed corpus by the committed
+ * trainer: at or above {@link #blockThreshold()} the detector reports {@value #RULE} (high
+ * confidence; the default input chain blocks it); at or above {@link #flagThreshold()} it
+ * reports {@value #SUSPECTED} (the default chain flags it to the listener and lets the request
+ * through). The finding's span is the highest-scoring window.
+ *
+ * <p>Before tokens are formed, the text is normalised against the usual obfuscations:
+ * zero-width characters are dropped, full-width forms and Cyrillic or Greek look-alikes fold to
+ * Latin letters, accents are stripped, leetspeak digits inside words read as letters, spaced-out
+ * letters are joined, and printable base64 is decoded and read too. Han, kana and Hangul
+ * characters are tokens of their own, so Chinese, Japanese and Korean text is scored by
+ * character n-grams. Role markers ({@code </user><system>}, {@code [INST]}, {@code ### system})
+ * are tokens and n-grams like any other.
+ *
+ * <p>The model (about {@value FrozenInjectionFeatures#BUCKETS} weights) is the resource {@code
+ * io/pointsman/guardrail/injection-model.txt}; {@code docs/guardrails.md} says how it is
+ * trained and what it scores on held-out data. It looks at user and tool messages (and JSON
+ * fields), not at system or developer messages, which are the host's own.
+ *
+ * <p>Immutable and thread-safe; linear in the text's length, with no allocation that grows with
+ * it.
+ *
+ * <pre>{@code
+ * FrozenPromptInjectionClassifier stricter = FrozenPromptInjectionClassifier.ofDefaults()
+ *     .withThresholds(2.0, 0.0);
+ * }</pre>
+ */
+public final class FrozenPromptInjectionClassifier implements Detector {
+  /** The rule reported at or above the block threshold. */
+  public static final String RULE = "injection.classifier";
+  /** The rule reported at or above the flag threshold and below the block threshold. */
+  public static final String SUSPECTED = "injection.suspected";
+  /** Tokens per scoring window. */
+  public static final int WINDOW = 32;
+
+  static final String RESOURCE = "/io/pointsman/guardrail/injection-model.txt";
+
+  private final float[] weights;
+  private final float bias;
+  private final double block;
+  private final double flag;
+
+  private FrozenPromptInjectionClassifier(float[] weights, float bias, double block, double flag) {
+    this.weights = weights;
+    this.bias = bias;
+    this.block = block;
+    this.flag = flag;
+  }
+
+  private static final class Default {
+    static final FrozenPromptInjectionClassifier INSTANCE = load();
+
+    private static FrozenPromptInjectionClassifier load() {
+      try (InputStream in = FrozenPromptInjectionClassifier.class.getResourceAsStream(RESOURCE)) {
+        if (in == null) {
+          throw new IllegalStateException("missing resource " + RESOURCE);
+        }
+        return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read " + RESOURCE, e);
+      }
+    }
+  }
+
+  /**
+   * Returns the classifier with the committed model and thresholds.
+   *
+   * @return the shared instance
+   * @throws IllegalStateException if the model resource is missing or malformed
+   */
+  public static FrozenPromptInjectionClassifier ofDefaults() {
+    return Default.INSTANCE;
+  }
+
+  /**
+   * Returns this model with other thresholds.
+   *
+   * @param blockAt the score at or above which {@value #RULE} is reported
+   * @param flagAt the score at or above which {@value #SUSPECTED} is reported, below blockAt
+   * @return a classifier sharing this one's weights
+   * @throws IllegalArgumentException if flagAt is above blockAt or a value is not finite
+   */
+  public FrozenPromptInjectionClassifier withThresholds(double blockAt, double flagAt) {
+    if (!Double.isFinite(blockAt) || !Double.isFinite(flagAt) || flagAt > blockAt) {
+      throw new IllegalArgumentException("need finite thresholds with flag <= block, got block "
+          + blockAt + ", flag " + flagAt);
+    }
+    return new FrozenPromptInjectionClassifier(weights, bias, blockAt, flagAt);
+  }
+
+  /**
+   * Returns the score at or above which {@value #RULE} is reported.
+   *
+   * @return the block threshold, in log-odds
+   */
+  public double blockThreshold() {
+    return block;
+  }
+
+  /**
+   * Returns the score at or above which {@value #SUSPECTED} is reported.
+   *
+   * @return the flag threshold, in log-odds
+   */
+  public double flagThreshold() {
+    return flag;
+  }
+
+  /**
+   * Scores a text: the log-odds of its most suspicious window of tokens.
+   *
+   * @param text the text
+   * @return the score; the model's bias for a text without tokens
+   */
+  public double score(CharSequence text) {
+    return new Scorer(text).best;
+  }
+
+  @Override
+  public String family() {
+    return "injection";
+  }
+
+  @Override
+  public boolean appliesTo(Role role) {
+    return role != Role.SYSTEM && role != Role.DEVELOPER;
+  }
+
+  @Override
+  public void scan(CharSequence text, List<Finding> out) {
+    Objects.requireNonNull(out, "out");
+    Scorer s = new Scorer(text);
+    if (s.bestEnd <= s.bestStart) {
+      return;
+    }
+    if (s.best >= block) {
+      out.add(new Finding(RULE, s.bestStart, s.bestEnd));
+    } else if (s.best >= flag) {
+      out.add(new Finding(SUSPECTED, s.bestStart, s.bestEnd));
+    }
+  }
+
+  /** One scan: window sums over the tokens as they come. */
+  private final class Scorer implements FrozenInjectionFeatures.Sink {
+    private final float[] ring = new float[WINDOW];
+    private final int[] starts = new int[WINDOW];
+    private final int[] ends = new int[WINDOW];
+    private int count;
+    private float sum;
+    double best;
+    int bestStart;
+    int bestEnd;
+
+    Scorer(CharSequence text) {
+      best = bias;
+      FrozenInjectionFeatures f = new FrozenInjectionFeatures(this);
+      f.accept(text);
+      f.finish();
+      if (count > 0 && count < WINDOW) {
+        // A text shorter than one window is scored whole.
+        best = bias + sum;
+        span(count);
+      }
+    }
+
+    private void span(int n) {
+      int lo = Integer.MAX_VALUE;
+      int hi = 0;
+      for (int k = 0; k < n; k++) {
+        lo = Math.min(lo, starts[k]);
+        hi = Math.max(hi, ends[k]);
+      }
+      bestStart = lo;
+      bestEnd = hi;
+    }
+
+    @Override
+    public void token(int unigram, int bigram, int trigram, int start, int end) {
+      float c = weights[unigram] + weights[bigram] + weights[trigram];
+      int slot = count % WINDOW;
+      if (count >= WINDOW) {
+        sum -= ring[slot];
+      }
+      ring[slot] = c;
+      starts[slot] = start;
+      ends[slot] = end;
+      sum += c;
+      count++;
+      double score = bias + sum;
+      if (count >= WINDOW && (score > best || bestEnd == 0)) {
+        best = score;
+        span(WINDOW);
+      }
+    }
+  }
+
+  /**
+   * Parses a model file: header lines {@code name value} ({@code bias}, {@code block}, {@code
+   * flag}, and informational ones), then one {@code bucket weight} line per non-zero weight.
+   */
+  static FrozenPromptInjectionClassifier parse(String file) {
+    float[] w = new float[FrozenInjectionFeatures.BUCKETS];
+    float bias = Float.NaN;
+    double block = Double.NaN;
+    double flag = Double.NaN;
+    for (String line : file.split("\n")) {
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      int sp = line.indexOf(' ');
+      if (sp < 0) {
+        throw new IllegalStateException("malformed model line: " + line);
+      }
+      String key = line.substring(0, sp);
+      String value = line.substring(sp + 1);
+      switch (key) {
+        case "bias" -> bias = Float.parseFloat(value);
+        case "block" -> block = Double.parseDouble(value);
+        case "flag" -> flag = Double.parseDouble(value);
+        default -> {
+          if (Character.isDigit(key.charAt(0))) {
+            w[Integer.parseInt(key)] = Float.parseFloat(value);
+          }
+        }
+      }
+    }
+    if (Float.isNaN(bias) || Double.isNaN(block) || Double.isNaN(flag)) {
+      throw new IllegalStateException("model lacks bias, block or flag");
+    }
+    return new FrozenPromptInjectionClassifier(w, bias, block, flag);
+  }
+}

@@ -1,0 +1,775 @@
+package io.pointsman.guardrail;
+
+// A frozen copy of the core class of the same name without the prefix, as of commit 7c13d19
+// (before the per-character work was cut): the fixed pre-change arm of InputChainBenchmark, so
+// that one JMH run compares both on the same machine at the same time. Not used elsewhere.
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.zip.CRC32;
+
+/**
+ * Finds credentials in text: cloud provider keys, model provider keys, source-forge and chat
+ * tokens, private key blocks, JWTs and high-entropy values assigned to credential-like names.
+ *
+ * <p>One {@link FrozenLiteralMatcher} pass finds every place a credential can start (a format's fixed
+ * prefix, or a name such as {@code password}); a small parser then checks the format there,
+ * including its checksum where the format has one. Rules:
+ *
+ * <ul>
+ *   <li>{@code secret.aws_access_key}: {@code AKIA}/{@code ASIA}/{@code ABIA}/{@code ACCA} + 16
+ *       upper-case letters or digits;
+ *   <li>{@code secret.gcp_api_key}: {@code AIza} + 35 URL-safe characters;
+ *   <li>{@code secret.azure_storage_key}: {@code AccountKey=} + 86 base64 characters + {@code ==};
+ *   <li>{@code secret.azure_client_secret}: 3 characters, {@code 8Q~}, 31–34 characters;
+ *   <li>{@code secret.openai_key}: {@code sk-}, optionally {@code proj-}/{@code svcacct-}/{@code
+ *       admin-}, with the {@code T3BlbkFJ} marker, or the legacy 48 alphanumerics;
+ *   <li>{@code secret.anthropic_key}: {@code sk-ant-<kind><nn>-} + 90–110 characters ending in
+ *       {@code AA};
+ *   <li>{@code secret.github_token}: {@code ghp_}/{@code gho_}/{@code ghu_}/{@code ghs_}/{@code
+ *       ghr_} + 30 characters + a 6-character base62 CRC32 of those 30 (checked), or
+ *       {@code github_pat_} + 22 + {@code _} + 59 characters;
+ *   <li>{@code secret.gitlab_token}: {@code glpat-}, {@code gldt-}, {@code glrt-}, {@code
+ *       glptt-}, {@code glcbt-}, {@code glft-} + 20–64 URL-safe characters;
+ *   <li>{@code secret.slack_token}: {@code xox[abeprs]-} + numeric team/user ids + a secret part;
+ *       {@code secret.slack_webhook}: {@code hooks.slack.com/services/T…/B…/…};
+ *   <li>{@code secret.private_key}: a {@code -----BEGIN … PRIVATE KEY-----} block with at least
+ *       64 base64 characters of body, through its {@code -----END …-----} line when present;
+ *   <li>{@code secret.jwt}: three base64url segments whose header decodes to JSON naming
+ *       {@code "alg"};
+ *   <li>{@code secret.credential_assignment}: a name containing {@code password}, {@code secret},
+ *       {@code token}, {@code api_key}… assigned ({@code =}, {@code :}, {@code =>}) a value of
+ *       12–256 characters with letters and digits and at least {@value #MIN_ENTROPY} bits of
+ *       Shannon entropy per character (or 3.0 for values under 16 characters), that is no
+ *       reference, URL or placeholder.
+ * </ul>
+ *
+ * <p>Immutable and thread-safe; linear in the text's length.
+ */
+public final class FrozenSecretDetector implements Detector {
+  /** Minimum bits per character of a credential assignment's value of 16 characters or more. */
+  public static final double MIN_ENTROPY = 3.3;
+
+  /** Every rule this detector reports. */
+  public static final Set<String> RULES = Set.of(
+      "secret.aws_access_key", "secret.gcp_api_key", "secret.azure_storage_key",
+      "secret.azure_client_secret", "secret.openai_key", "secret.anthropic_key",
+      "secret.github_token", "secret.gitlab_token", "secret.slack_token", "secret.slack_webhook",
+      "secret.private_key", "secret.jwt", "secret.credential_assignment",
+      "secret.aws_secret_key", "secret.stripe_key", "secret.npm_token", "secret.google_oauth",
+      "secret.azure_connection_string", "secret.azure_sas", "secret.huggingface_token",
+      "secret.sendgrid_key", "secret.bearer_token");
+
+  /** Rules that report a value by its context rather than its format; a format rule wins. */
+  private static final Set<String> GENERIC = Set.of("secret.credential_assignment",
+      "secret.bearer_token");
+
+  private enum Kind {
+    AWS, GCP, AZURE_STORAGE, AZURE_CLIENT, OPENAI, ANTHROPIC, GITHUB, GITHUB_PAT, GITLAB,
+    SLACK, SLACK_WEBHOOK, PRIVATE_KEY, JWT, ASSIGNMENT, STRIPE, STRIPE_WEBHOOK, NPM,
+    GOOGLE_OAUTH_SECRET, GOOGLE_OAUTH_TOKEN, AZURE_SAK, AZURE_SAS, HUGGINGFACE, SENDGRID,
+    SLACK_APP, BEARER, KEY_WORD
+  }
+
+  private static final String BASE62 =
+      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  private static final String[] PLACEHOLDERS = {
+    "example", "changeme", "change_me", "placeholder", "your", "xxxx", "****", "....", "redacted",
+    "dummy", "sample", "<", ">", "${", "{{", "%(", "://", "password", "secret", "token"
+  };
+  private static final String[] NAME_SUFFIXES_NOT_SECRET = {
+    "url", "uri", "path", "file", "type", "name", "endpoint", "length", "count", "expir", "ttl",
+    "header", "limit", "size", "id", "_in", "ize", "prefix", "field", "param", "store"
+  };
+  private static final FrozenSecretDetector DEFAULT = new FrozenSecretDetector();
+
+  private final FrozenLiteralMatcher triggers;
+  private final Kind[] kinds;
+
+  private FrozenSecretDetector() {
+    FrozenLiteralMatcher.Builder b = FrozenLiteralMatcher.builder().caseInsensitive(true);
+    List<Kind> k = new ArrayList<>();
+    for (String p : new String[] {"AKIA", "ASIA", "ABIA", "ACCA"}) {
+      b.addExact(p);
+      k.add(Kind.AWS);
+    }
+    b.addExact("AIza");
+    k.add(Kind.GCP);
+    b.addExact("AccountKey=");
+    k.add(Kind.AZURE_STORAGE);
+    b.addExact("8Q~");
+    k.add(Kind.AZURE_CLIENT);
+    b.addExact("sk-");
+    k.add(Kind.OPENAI);
+    b.addExact("sk-ant-");
+    k.add(Kind.ANTHROPIC);
+    for (String p : new String[] {"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}) {
+      b.addExact(p);
+      k.add(Kind.GITHUB);
+    }
+    b.addExact("github_pat_");
+    k.add(Kind.GITHUB_PAT);
+    for (String p : new String[] {"glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-"}) {
+      b.addExact(p);
+      k.add(Kind.GITLAB);
+    }
+    for (String p : new String[] {"xoxa-", "xoxb-", "xoxe-", "xoxp-", "xoxr-", "xoxs-"}) {
+      b.addExact(p);
+      k.add(Kind.SLACK);
+    }
+    b.addExact("hooks.slack.com/services/");
+    k.add(Kind.SLACK_WEBHOOK);
+    b.addExact("-----BEGIN ");
+    k.add(Kind.PRIVATE_KEY);
+    b.addExact("eyJ");
+    k.add(Kind.JWT);
+    for (String p : new String[] {"sk_live_", "rk_live_", "sk_test_", "rk_test_"}) {
+      b.addExact(p);
+      k.add(Kind.STRIPE);
+    }
+    b.addExact("whsec_");
+    k.add(Kind.STRIPE_WEBHOOK);
+    b.addExact("npm_");
+    k.add(Kind.NPM);
+    b.addExact("GOCSPX-");
+    k.add(Kind.GOOGLE_OAUTH_SECRET);
+    b.addExact("ya29.");
+    k.add(Kind.GOOGLE_OAUTH_TOKEN);
+    b.add("SharedAccessKey=");
+    k.add(Kind.AZURE_SAK);
+    b.addExact("sig=");
+    k.add(Kind.AZURE_SAS);
+    b.addExact("hf_");
+    k.add(Kind.HUGGINGFACE);
+    b.addExact("SG.");
+    k.add(Kind.SENDGRID);
+    b.addExact("xapp-");
+    k.add(Kind.SLACK_APP);
+    b.add("bearer");
+    k.add(Kind.BEARER);
+    b.add("key");
+    k.add(Kind.KEY_WORD);
+    for (String p : new String[] {"password", "passwd", "pwd", "secret", "token", "apikey",
+        "api_key", "api-key", "access_key", "accesskey", "credential", "private_key"}) {
+      b.add(p);
+      k.add(Kind.ASSIGNMENT);
+    }
+    this.triggers = b.build();
+    this.kinds = k.toArray(new Kind[0]);
+  }
+
+  /**
+   * Returns the detector with every rule enabled.
+   *
+   * @return the shared instance
+   */
+  public static FrozenSecretDetector ofDefaults() {
+    return DEFAULT;
+  }
+
+  @Override
+  public String family() {
+    return "secret";
+  }
+
+  @Override
+  public void scan(CharSequence text, List<Finding> out) {
+    Objects.requireNonNull(out, "out");
+    // Where the last private key body and the last credential name ended: a trigger inside
+    // either would re-read the same characters, so skipping it keeps the scan linear.
+    int[] consumed = new int[2];
+    int first = out.size();
+    triggers.find(text, (literal, start, end) -> {
+      Kind kind = kinds[literal];
+      if (kind == Kind.PRIVATE_KEY) {
+        if (start >= consumed[0]) {
+          consumed[0] = privateKey(text, start, end, out);
+        }
+      } else if (kind == Kind.ASSIGNMENT || kind == Kind.KEY_WORD) {
+        if (start >= consumed[1]) {
+          consumed[1] = assignment(text, start, end, kind == Kind.KEY_WORD, out);
+        }
+      } else {
+        check(kind, text, start, end, out);
+      }
+      return true;
+    });
+    awsSecretKeys(text, out);
+    dropGenericOverlaps(out, first);
+  }
+
+  /** A value found both by its format and as a credential assignment keeps the specific rule. */
+  private static void dropGenericOverlaps(List<Finding> out, int first) {
+    for (int i = out.size() - 1; i >= first; i--) {
+      Finding f = out.get(i);
+      if (!GENERIC.contains(f.rule())) {
+        continue;
+      }
+      for (int j = first; j < out.size(); j++) {
+        Finding g = out.get(j);
+        if (j != i && !GENERIC.contains(g.rule()) && g.start() < f.end()
+            && f.start() < g.end()) {
+          out.remove(i);
+          break;
+        }
+      }
+    }
+  }
+
+  private static void check(Kind kind, CharSequence t, int start, int end, List<Finding> out) {
+    switch (kind) {
+      case AWS -> {
+        if (!Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+          int e = Chars.run(t, end, Chars::isUpperOrDigit, 17);
+          if (e - end == 16 && !Chars.isAsciiAlnum(Chars.at(t, e))
+              && Chars.distinct(t, end, e) >= 6) {
+            out.add(new Finding("secret.aws_access_key", start, e));
+          }
+        }
+      }
+      case GCP -> {
+        if (!Chars.isBase64Url(Chars.at(t, start - 1))) {
+          int e = Chars.run(t, end, Chars::isBase64Url, 36);
+          if (e - end == 35 && Chars.distinct(t, end, e) >= 10) {
+            out.add(new Finding("secret.gcp_api_key", start, e));
+          }
+        }
+      }
+      case AZURE_STORAGE -> {
+        int e = Chars.run(t, end, Chars::isBase64, 87);
+        if (e - end == 86 && Chars.regionEquals(t, e, "==") && Chars.distinct(t, end, e) >= 16) {
+          out.add(new Finding("secret.azure_storage_key", end, e + 2));
+        }
+      }
+      case AZURE_CLIENT -> azureClientSecret(t, start, end, out);
+      case OPENAI -> openAi(t, start, end, out);
+      case ANTHROPIC -> anthropic(t, start, end, out);
+      case GITHUB -> {
+        if (!Chars.isBase64Url(Chars.at(t, start - 1))) {
+          int e = Chars.run(t, end, Chars::isAsciiAlnum, 37);
+          if (e - end == 36 && Chars.at(t, e) != '_' && githubChecksumValid(t, end)) {
+            out.add(new Finding("secret.github_token", start, e));
+          }
+        }
+      }
+      case GITHUB_PAT -> {
+        int a = Chars.run(t, end, Chars::isAsciiAlnum, 23);
+        if (a - end == 22 && Chars.at(t, a) == '_') {
+          int e = Chars.run(t, a + 1, Chars::isAsciiAlnum, 60);
+          if (e - a - 1 == 59 && Chars.at(t, e) != '_') {
+            out.add(new Finding("secret.github_token", start, e));
+          }
+        }
+      }
+      case GITLAB -> {
+        if (!Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+          int e = Chars.run(t, end, Chars::isBase64Url, 65);
+          int n = e - end;
+          // Tokens are random over [0-9A-Za-z_-]; one in about 70 has no digit, so mixed case
+          // counts as much as a digit does (a lower-case word run is still not a token).
+          if (n >= 20 && n <= 64 && Chars.distinct(t, end, e) >= 10
+              && (hasDigit(t, end, e) || mixedCase(t, end, e))) {
+            out.add(new Finding("secret.gitlab_token", start, e));
+          }
+        }
+      }
+      case SLACK -> slack(t, start, end, out);
+      case SLACK_WEBHOOK -> slackWebhook(t, start, end, out);
+      case JWT -> jwt(t, start, out);
+      case STRIPE -> prefixed(t, start, end, "secret.stripe_key", Chars::isAsciiAlnum, 24, 247,
+          12, out);
+      case STRIPE_WEBHOOK -> prefixed(t, start, end, "secret.stripe_key", Chars::isAsciiAlnum,
+          32, 64, 12, out);
+      case NPM -> prefixed(t, start, end, "secret.npm_token", Chars::isAsciiAlnum, 36, 36, 12,
+          out);
+      case GOOGLE_OAUTH_SECRET -> prefixed(t, start, end, "secret.google_oauth",
+          Chars::isBase64Url, 28, 28, 10, out);
+      case GOOGLE_OAUTH_TOKEN -> prefixed(t, start, end, "secret.google_oauth",
+          c -> Chars.isBase64Url(c) || c == '.', 40, 2048, 15, out);
+      case HUGGINGFACE -> prefixed(t, start, end, "secret.huggingface_token",
+          c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'), 34, 34, 12, out);
+      case SLACK_APP -> prefixed(t, start, end, "secret.slack_token",
+          c -> Chars.isAsciiAlnum(c) || c == '-', 40, 200, 12, out);
+      case SENDGRID -> sendgrid(t, start, end, out);
+      case AZURE_SAK -> {
+        int e = Chars.run(t, end, Chars::isBase64, 100);
+        int n = e - end;
+        if (n >= 40 && n < 100 && Chars.distinct(t, end, e) >= 16) {
+          int pad = Chars.run(t, e, c -> c == '=', 2);
+          out.add(new Finding("secret.azure_connection_string", end, pad));
+        }
+      }
+      case AZURE_SAS -> {
+        if (!Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+          int e = Chars.run(t, end, c -> Chars.isBase64(c) || c == '%' || c == '=', 200);
+          int n = e - end;
+          if (n >= 40 && n < 200 && Chars.distinct(t, end, e) >= 16 && hasDigit(t, end, e)) {
+            out.add(new Finding("secret.azure_sas", end, e));
+          }
+        }
+      }
+      case BEARER -> bearer(t, start, end, out);
+      default -> throw new AssertionError(kind);
+    }
+  }
+
+  /**
+   * A fixed prefix (not inside a longer word) followed by {@code min}–{@code max} characters
+   * that pass the test, of which at least {@code distinct} differ.
+   */
+  private static void prefixed(CharSequence t, int start, int end, String rule,
+      Chars.CharTest body, int min, int max, int distinct, List<Finding> out) {
+    if (Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+      return;
+    }
+    int e = Chars.run(t, end, body, max + 1);
+    int n = e - end;
+    if (n >= min && n <= max && Chars.distinct(t, end, e) >= distinct) {
+      out.add(new Finding(rule, start, e));
+    }
+  }
+
+  private static void sendgrid(CharSequence t, int start, int end, List<Finding> out) {
+    if (Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+      return;
+    }
+    int a = Chars.run(t, end, Chars::isBase64Url, 23);
+    if (a - end != 22 || Chars.at(t, a) != '.') {
+      return;
+    }
+    int e = Chars.run(t, a + 1, Chars::isBase64Url, 44);
+    if (e - a - 1 == 43 && Chars.distinct(t, a + 1, e) >= 15) {
+      out.add(new Finding("secret.sendgrid_key", start, e));
+    }
+  }
+
+  private static boolean isTokenChar(char c) {
+    return Chars.isBase64Url(c) || c == '.' || c == '~' || c == '+' || c == '/' || c == '=';
+  }
+
+  /** {@code Bearer <token>}: 20+ token characters, letters and digits, high entropy. */
+  private static void bearer(CharSequence t, int start, int end, List<Finding> out) {
+    if (Chars.isAsciiAlnum(Chars.at(t, start - 1)) || Chars.at(t, end) != ' ') {
+      return;
+    }
+    int s = Chars.run(t, end, c -> c == ' ', 3);
+    int e = Chars.run(t, s, FrozenSecretDetector::isTokenChar, 4097);
+    int n = e - s;
+    if (n < 20 || n > 4096 || !hasDigit(t, s, e) || !hasLetter(t, s, e)
+        || Chars.entropy(t, s, e) < 3.5 || isPlaceholder(t, s, e)) {
+      return;
+    }
+    out.add(new Finding("secret.bearer_token", s, e));
+  }
+
+  private static boolean hasLetter(CharSequence t, int start, int end) {
+    for (int i = start; i < end; i++) {
+      char c = t.charAt(i);
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean mixedCase(CharSequence t, int start, int end) {
+    boolean upper = false;
+    boolean lower = false;
+    for (int i = start; i < end; i++) {
+      char c = t.charAt(i);
+      upper |= c >= 'A' && c <= 'Z';
+      lower |= c >= 'a' && c <= 'z';
+    }
+    return upper && lower;
+  }
+
+  private static boolean isPlaceholder(CharSequence t, int start, int end) {
+    for (String placeholder : PLACEHOLDERS) {
+      if (Chars.containsIgnoreCase(t, start, end, placeholder)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean isSecretKeyChar(char c) {
+    return Chars.isAsciiAlnum(c) || c == '+' || c == '/';
+  }
+
+  /**
+   * Bare AWS secret access keys: a run of exactly 40 base64 characters (no padding, not part of
+   * a longer token or of a wrapped base64 block) with upper- and lower-case letters and digits,
+   * at most four {@code +}/{@code /}, and at least 22 distinct characters. Git SHAs (hex) and
+   * base64 data (padded, longer, or wrapped into lines) do not qualify.
+   */
+  private static void awsSecretKeys(CharSequence t, List<Finding> out) {
+    int n = t.length();
+    int i = 0;
+    while (i < n) {
+      if (!isSecretKeyChar(t.charAt(i))) {
+        i++;
+        continue;
+      }
+      int s = i;
+      int upper = 0;
+      int lower = 0;
+      int digit = 0;
+      int symbol = 0;
+      while (i < n && isSecretKeyChar(t.charAt(i))) {
+        char c = t.charAt(i);
+        if (c >= 'A' && c <= 'Z') {
+          upper++;
+        } else if (c >= 'a' && c <= 'z') {
+          lower++;
+        } else if (c >= '0' && c <= '9') {
+          digit++;
+        } else {
+          symbol++;
+        }
+        i++;
+      }
+      if (i - s != 40 || upper == 0 || lower == 0 || digit == 0 || symbol > 4) {
+        continue;
+      }
+      char before = Chars.at(t, s - 1);
+      char after = Chars.at(t, i);
+      if (before == '-' || before == '_' || before == '.' || before == '%' || after == '='
+          || after == '-' || after == '_' || after == '.' && Chars.isAsciiAlnum(Chars.at(t, i + 1))
+          || before == '\n' && isSecretKeyChar(Chars.at(t, s - 2))
+          || after == '\n' && isSecretKeyChar(Chars.at(t, i + 1))
+          || Chars.distinct(t, s, i) < 22 || Chars.containsIgnoreCase(t, s, i, "example")) {
+        continue;
+      }
+      out.add(new Finding("secret.aws_secret_key", s, i));
+    }
+  }
+
+  private static boolean hasDigit(CharSequence t, int start, int end) {
+    for (int i = start; i < end; i++) {
+      if (Chars.isDigit(t.charAt(i))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean isAzureSecretChar(char c) {
+    return Chars.isAsciiAlnum(c) || c == '_' || c == '~' || c == '.' || c == '-';
+  }
+
+  private static void azureClientSecret(CharSequence t, int start, int end, List<Finding> out) {
+    int s = start - 3;
+    if (s < 0 || isAzureSecretChar(Chars.at(t, s - 1))) {
+      return;
+    }
+    for (int i = s; i < start; i++) {
+      if (!isAzureSecretChar(t.charAt(i))) {
+        return;
+      }
+    }
+    int e = Chars.run(t, end, FrozenSecretDetector::isAzureSecretChar, 35);
+    int n = e - end;
+    if (n >= 31 && n <= 34 && Chars.distinct(t, end, e) >= 12) {
+      out.add(new Finding("secret.azure_client_secret", s, e));
+    }
+  }
+
+  private static void openAi(CharSequence t, int start, int end, List<Finding> out) {
+    if (Chars.isBase64Url(Chars.at(t, start - 1)) || Chars.regionEquals(t, end, "ant-")) {
+      return;
+    }
+    int e = Chars.run(t, end, Chars::isBase64Url, 300);
+    int n = e - end;
+    if (n < 40 || n >= 300) {
+      return;
+    }
+    boolean marked = false;
+    for (int i = end; i + 8 <= e; i++) {
+      if (Chars.regionEquals(t, i, "T3BlbkFJ")) {
+        marked = true;
+        break;
+      }
+    }
+    boolean legacy = n == 48 && Chars.run(t, end, Chars::isAsciiAlnum, 48) == e
+        && Chars.distinct(t, end, e) >= 15;
+    if (marked || legacy) {
+      out.add(new Finding("secret.openai_key", start, e));
+    }
+  }
+
+  private static void anthropic(CharSequence t, int start, int end, List<Finding> out) {
+    if (Chars.isBase64Url(Chars.at(t, start - 1))) {
+      return;
+    }
+    int kind = Chars.run(t, end, c -> c >= 'a' && c <= 'z', 12);
+    int digits = Chars.run(t, kind, Chars::isDigit, 3);
+    if (kind == end || digits - kind != 2 || Chars.at(t, digits) != '-') {
+      return;
+    }
+    int e = Chars.run(t, digits + 1, Chars::isBase64Url, 111);
+    int n = e - digits - 1;
+    if (n >= 90 && n <= 110 && Chars.regionEquals(t, e - 2, "AA")) {
+      out.add(new Finding("secret.anthropic_key", start, e));
+    }
+  }
+
+  /** Whether the last 6 of 36 characters at {@code at} are the base62 CRC32 of the first 30. */
+  static boolean githubChecksumValid(CharSequence t, int at) {
+    CRC32 crc = new CRC32();
+    byte[] body = new byte[30];
+    for (int i = 0; i < 30; i++) {
+      body[i] = (byte) t.charAt(at + i);
+    }
+    crc.update(body);
+    return Chars.regionEquals(t, at + 30, base62(crc.getValue(), 6));
+  }
+
+  static String base62(long value, int width) {
+    char[] digits = new char[width];
+    long v = value;
+    for (int i = width - 1; i >= 0; i--) {
+      digits[i] = BASE62.charAt((int) (v % 62));
+      v /= 62;
+    }
+    return new String(digits);
+  }
+
+  private static void slack(CharSequence t, int start, int end, List<Finding> out) {
+    if (Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+      return;
+    }
+    int e = Chars.run(t, end, c -> Chars.isAsciiAlnum(c) || c == '-', 200);
+    // Segments: numeric ids first, then a secret part of letters and digits.
+    int numeric = 0;
+    int segStart = end;
+    int lastLen = 0;
+    int lastDistinct = 0;
+    for (int i = end; i <= e; i++) {
+      if (i == e || t.charAt(i) == '-') {
+        int len = i - segStart;
+        if (len == 0) {
+          return;
+        }
+        if (Chars.run(t, segStart, Chars::isDigit, len) == i && len >= 8) {
+          numeric++;
+        }
+        lastLen = len;
+        lastDistinct = Chars.distinct(t, segStart, i);
+        segStart = i + 1;
+      }
+    }
+    if (numeric >= 2 && lastLen >= 24 && lastDistinct >= 10) {
+      out.add(new Finding("secret.slack_token", start, e));
+    }
+  }
+
+  private static void slackWebhook(CharSequence t, int start, int end, List<Finding> out) {
+    int i = end;
+    if (Chars.at(t, i) != 'T') {
+      return;
+    }
+    int a = Chars.run(t, i + 1, Chars::isUpperOrDigit, 13);
+    if (a - i - 1 < 8 || Chars.at(t, a) != '/' || Chars.at(t, a + 1) != 'B') {
+      return;
+    }
+    int b = Chars.run(t, a + 2, Chars::isUpperOrDigit, 13);
+    if (b - a - 2 < 8 || Chars.at(t, b) != '/') {
+      return;
+    }
+    int e = Chars.run(t, b + 1, Chars::isAsciiAlnum, 33);
+    if (e - b - 1 >= 24 && e - b - 1 <= 32) {
+      out.add(new Finding("secret.slack_webhook", start, e));
+    }
+  }
+
+  /** Checks a key block at a BEGIN line; returns where its scan stopped. */
+  private static int privateKey(CharSequence t, int start, int end, List<Finding> out) {
+    int label = Chars.run(t, end, c -> (c >= 'A' && c <= 'Z') || c == ' ', 40);
+    String suffix = "PRIVATE KEY";
+    int labelEnd = label;
+    if (Chars.regionEquals(t, label - " BLOCK".length(), " BLOCK")) {
+      labelEnd -= " BLOCK".length();
+    }
+    if (labelEnd - end < suffix.length() || !Chars.regionEquals(t, labelEnd - suffix.length(),
+        suffix) || !Chars.regionEquals(t, label, "-----")) {
+      return end;
+    }
+    int i = label + 5;
+    int limit = Math.min(t.length(), i + 16_384);
+    int base64 = 0;
+    int e = i;
+    while (i < limit) {
+      char c = t.charAt(i);
+      if (c == '-' && Chars.regionEquals(t, i, "-----END ")) {
+        int close = i + 9;
+        int closeLimit = Math.min(t.length(), close + 60);
+        while (close < closeLimit && !Chars.regionEquals(t, close, "-----")) {
+          close++;
+        }
+        e = close < closeLimit ? close + 5 : i + 9;
+        break;
+      }
+      if (Chars.isBase64(c) || c == '=') {
+        base64++;
+      } else if (!(Character.isWhitespace(c) || c == '\\' || c == ':' || c == ','
+          || c == '-')) {
+        break;
+      }
+      i++;
+      e = i;
+    }
+    if (base64 >= 64) {
+      out.add(new Finding("secret.private_key", start, e));
+    }
+    return e;
+  }
+
+  private static void jwt(CharSequence t, int start, List<Finding> out) {
+    if (Chars.isBase64Url(Chars.at(t, start - 1))) {
+      return;
+    }
+    int h = Chars.run(t, start, Chars::isBase64Url, 2048);
+    if (h - start < 10 || Chars.at(t, h) != '.' || !Chars.regionEquals(t, h + 1, "eyJ")) {
+      return;
+    }
+    int p = Chars.run(t, h + 1, Chars::isBase64Url, 16_384);
+    if (p - h - 1 < 10 || Chars.at(t, p) != '.') {
+      return;
+    }
+    int s = Chars.run(t, p + 1, Chars::isBase64Url, 2048);
+    if (s - p - 1 < 16 || !headerNamesAlg(t, start, h)) {
+      return;
+    }
+    out.add(new Finding("secret.jwt", start, s));
+  }
+
+  private static boolean headerNamesAlg(CharSequence t, int start, int end) {
+    try {
+      byte[] decoded = Base64.getUrlDecoder().decode(t.subSequence(start, end).toString()
+          .replace("=", ""));
+      String header = new String(decoded, StandardCharsets.UTF_8).strip();
+      return header.startsWith("{") && header.contains("\"alg\"");
+    } catch (IllegalArgumentException notBase64) {
+      return false;
+    }
+  }
+
+  private static boolean isNameChar(char c) {
+    return Chars.isAsciiAlnum(c) || c == '_' || c == '-' || c == '.';
+  }
+
+  private static boolean endsValue(char c) {
+    return Character.isWhitespace(c) || c == '"' || c == '\'' || c == '`' || c == ',' || c == ';'
+        || c == ')' || c == '(' || c == '[' || c == ']' || c == '{' || c == '}' || c == '<'
+        || c == '>' || c == '&' || c == '\\' || c == '\0';
+  }
+
+  /**
+   * Checks a credential assignment at a credential-like name; returns where the name ends. A
+   * bare {@code key} (weak) must stand alone as a name and needs a longer, non-hex value.
+   */
+  private static int assignment(CharSequence t, int start, int end, boolean weak,
+      List<Finding> out) {
+    if (weak && (isNameChar(Chars.at(t, start - 1)) || isNameChar(Chars.at(t, end)))) {
+      return end;
+    }
+    int nameEnd = Chars.run(t, end, FrozenSecretDetector::isNameChar, 40);
+    for (String suffix : NAME_SUFFIXES_NOT_SECRET) {
+      if (Chars.containsIgnoreCase(t, end, nameEnd, suffix)) {
+        return nameEnd;
+      }
+    }
+    char dash = Chars.at(t, start - 1);
+    boolean flag = dash == '-' && (Chars.at(t, start - 2) == '-'
+        || Character.isWhitespace(Chars.at(t, start - 2)));
+    assignedValue(t, nameEnd, weak, flag, out);
+    return nameEnd;
+  }
+
+  /** Index after {@code is}, {@code was} or {@code are} and one blank at {@code i}, else i. */
+  private static int connector(CharSequence t, int i) {
+    if (Chars.at(t, i) != ' ') {
+      return i;
+    }
+    for (String word : new String[] {"is ", "was ", "are ", "is: ", "here: "}) {
+      if (Chars.containsIgnoreCase(t, i + 1, Math.min(t.length(), i + 1 + word.length()),
+          word)) {
+        return i + 1 + word.length();
+      }
+    }
+    return i;
+  }
+
+  private static void assignedValue(CharSequence t, int nameEnd, boolean weak, boolean flag,
+      List<Finding> out) {
+    int i = nameEnd;
+    char q = Chars.at(t, i);
+    if (q == '"' || q == '\'' || q == '`') {
+      i++;
+    }
+    int spoken = connector(t, i);
+    if (spoken > i) {
+      i = spoken;
+    } else {
+      i = skipBlanks(t, i, 3);
+      char op = Chars.at(t, i);
+      if (op == ':') {
+        i += Chars.at(t, i + 1) == '=' ? 2 : 1;
+      } else if (op == '=') {
+        i += Chars.at(t, i + 1) == '>' ? 2 : 1;
+      } else if (!(flag && i > nameEnd)) {
+        // A command-line flag (--password VALUE) takes its value after a blank.
+        return;
+      }
+    }
+    i = skipBlanks(t, i, 3);
+    q = Chars.at(t, i);
+    if (q == '"' || q == '\'' || q == '`') {
+      i++;
+    }
+    int valueStart = i;
+    int valueEnd = valueStart;
+    int limit = Math.min(t.length(), valueStart + 257);
+    while (valueEnd < limit && !endsValue(t.charAt(valueEnd))) {
+      valueEnd++;
+    }
+    // A sentence's full stop is not part of the value.
+    if (valueEnd > valueStart && t.charAt(valueEnd - 1) == '.') {
+      valueEnd--;
+    }
+    int n = valueEnd - valueStart;
+    if (n < (weak ? 20 : 12) || n > 256) {
+      return;
+    }
+    boolean letter = false;
+    boolean digit = false;
+    boolean hexOnly = true;
+    boolean tokenOnly = true;
+    for (int k = valueStart; k < valueEnd; k++) {
+      char c = t.charAt(k);
+      letter |= Character.isLetter(c);
+      digit |= Chars.isDigit(c);
+      hexOnly &= Chars.isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+          || c == '-';
+      tokenOnly &= isTokenChar(c);
+    }
+    if (!letter || !digit || weak && (hexOnly || !tokenOnly)) {
+      return;
+    }
+    if (isPlaceholder(t, valueStart, valueEnd)) {
+      return;
+    }
+    double min = weak ? 3.8 : n < 16 ? 3.0 : MIN_ENTROPY;
+    if (Chars.entropy(t, valueStart, valueEnd) >= min) {
+      out.add(new Finding("secret.credential_assignment", valueStart, valueEnd));
+    }
+  }
+
+  private static int skipBlanks(CharSequence t, int from, int max) {
+    return Chars.run(t, from, c -> c == ' ' || c == '\t', max);
+  }
+}
