@@ -83,7 +83,7 @@ class ReadmeUsageProjectTest {
   }
 
   /** The packages with classes in the artifact's jar, as installed for the consumers. */
-  private static TreeSet<String> packages(String artifactId) throws IOException {
+  static TreeSet<String> packages(String artifactId) throws IOException {
     String version = ConsumerProject.property("consumer.version");
     Path jar = Path.of(ConsumerProject.property("consumer.repository"), "io", "pointsman",
         artifactId, version, artifactId + "-" + version + ".jar");

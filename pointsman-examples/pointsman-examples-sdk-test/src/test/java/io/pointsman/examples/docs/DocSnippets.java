@@ -38,7 +38,8 @@ final class DocSnippets {
   private static final List<String> IMPORTS = List.of("io.pointsman.*", "io.pointsman.spi.*",
       "io.pointsman.accounting.*", "io.pointsman.auth.*", "io.pointsman.catalog.*",
       "io.pointsman.limits.*", "io.pointsman.model.*", "io.pointsman.testing.*",
-      "io.pointsman.cache.exact.*", "io.pointsman.cache.semantic.*", "io.pointsman.cache.tiered.*",
+      "io.pointsman.cache.exact.*", "io.pointsman.cache.semantic.*",
+      "io.pointsman.cache.semantic.guard.*", "io.pointsman.cache.tiered.*",
       "io.pointsman.journal.*", "io.pointsman.ledger.*", "io.pointsman.router.*",
       "io.pointsman.cache.redis.*", "io.pointsman.limits.redis.*", "java.net.URI",
       "io.pointsman.guardrail.*", "java.nio.file.Path", "java.time.Duration", "java.time.ZoneId",
@@ -54,11 +55,17 @@ final class DocSnippets {
 
   private DocSnippets() {}
 
-  /** The repository root: the examples module's parent. */
+  /** The repository root: the nearest directory up from here with README.md and docs/. */
   static Path root() {
     Path here = Path.of("").toAbsolutePath();
-    return Files.exists(here.resolve("README.md")) && Files.isDirectory(here.resolve("docs"))
-        ? here : here.getParent();
+    while (here != null
+        && !(Files.exists(here.resolve("README.md")) && Files.isDirectory(here.resolve("docs")))) {
+      here = here.getParent();
+    }
+    if (here == null) {
+      throw new IllegalStateException("no README.md and docs/ above " + Path.of("").toAbsolutePath());
+    }
+    return here;
   }
 
   /** Every named snippet of README.md and docs/*.md. */
