@@ -63,12 +63,21 @@ import redis.clients.jedis.resps.StreamEntry;
  * blanked), and an entry is only ever compared with entries of the same scope. Two tenants
  * therefore never share an entry, nor do two conversations with different histories.
  *
- * <p><b>When it hits.</b> The text is embedded with {@link MiniLmEmbedder}; the scope's
+ * <p><b>When it hits.</b> The text is embedded with the {@link Embedder} (normally
+ * {@link MiniLmEmbedder}); the scope's
  * {@link VectorIndex} (a flat scan up to {@link #DEFAULT_GRAPH_FROM} entries, HNSW beyond)
  * returns the nearest entries; a candidate answers only if its cosine
  * similarity reaches the threshold (default 0.85) <em>and</em> the {@link HitVerifier}
  * (default {@link AlignmentVerifier}) accepts the two texts. The similarity is reported in the
  * status's reason ({@code similarity=0.9412}).
+ *
+ * <p><b>Latency budget.</b> One embedding thread embeds every waiting text, lookups first, up
+ * to {@link Builder#maxBatch} per {@link Embedder#embedBatch} run. A lookup waits at most
+ * {@link Builder#lookupDeadline} (default 5 ms) and then answers {@code SKIPPED(deadline)}; when
+ * {@link Builder#embeddingQueueCapacity} lookups (default 16) already wait, it answers
+ * {@code SKIPPED(overload)} at once. Both are counted ({@link #skippedForOverload()},
+ * {@link #skippedForDeadline()}). An embedding a lookup started is kept by text, finished or
+ * not, and the store of the same text uses it instead of embedding again.
  *
  * <p><b>Stores</b> run on a background executor: embedding, indexing, and with a shared
  * {@link RedisConnection}, an append to a Redis stream ({@code <prefix>semantic:stream},
