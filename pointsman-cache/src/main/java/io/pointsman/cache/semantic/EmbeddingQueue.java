@@ -11,14 +11,19 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The embedder's waiting room: one worker thread takes every text waiting, up to the batch
  * size, and embeds them in one {@link Embedder#embedBatch} run. Lookups wait in a bounded
- * queue and are refused at once when it is full; stores wait in an unbounded one (their own
- * executor bounds them) and fill a batch only where lookups leave room, so a store never takes
- * a lookup's place.
+ * queue and are refused at once when it is full, or when the runs ahead of them (a moving
+ * average of the recent run times) would not finish within the lookup deadline; an idle
+ * embedder always takes a lookup, so the average keeps learning. Stores wait in a queue of their
+ * own, bounded too, and run one text at a time when no lookup waits, so a store never takes a
+ * lookup's place and a text the store embeds gets exactly {@link Embedder#embed}'s vector. A
+ * job whose future is already done (cancelled) is skipped.
  */
 final class EmbeddingQueue implements AutoCloseable {
   private final Embedder embedder;
   private final int capacity;
+  private final int storeCapacity;
   private final int maxBatch;
+  private final long deadlineNanos;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition waiting = lock.newCondition();
   private final ArrayDeque<Job> lookups = new ArrayDeque<>();
@@ -27,13 +32,19 @@ final class EmbeddingQueue implements AutoCloseable {
   private final AtomicLong texts = new AtomicLong();
   private final Thread worker;
   private boolean closed;
+  private boolean running;
+  // Moving average of one run's time, guarded by the lock; 0 until the first run.
+  private long averageRunNanos;
 
   private record Job(String text, CompletableFuture<float[]> result) {}
 
-  EmbeddingQueue(Embedder embedder, int capacity, int maxBatch) {
+  EmbeddingQueue(Embedder embedder, int capacity, int storeCapacity, int maxBatch,
+      long deadlineNanos) {
     this.embedder = embedder;
     this.capacity = capacity;
+    this.storeCapacity = storeCapacity;
     this.maxBatch = maxBatch;
+    this.deadlineNanos = deadlineNanos;
     this.worker = new Thread(this::work, "pointsman-semantic-embed");
     worker.setDaemon(true);
     worker.start();
@@ -42,13 +53,20 @@ final class EmbeddingQueue implements AutoCloseable {
   /**
    * Queues a lookup's text.
    *
-   * @return its future embedding, or {@code null} when the lookup queue is full or closed
+   * @return its future embedding, or {@code null} when the lookup queue is full, the runs
+   *     ahead would outlast the deadline, or the queue is closed
    */
   CompletableFuture<float[]> offerLookup(String text) {
     lock.lock();
     try {
       if (closed || lookups.size() >= capacity) {
         return null;
+      }
+      if (running || !lookups.isEmpty()) {
+        long runsAhead = lookups.size() / maxBatch + 1 + (running ? 1 : 0);
+        if (runsAhead * averageRunNanos > deadlineNanos) {
+          return null;
+        }
       }
       Job job = new Job(text, new CompletableFuture<>());
       lookups.add(job);
@@ -59,13 +77,16 @@ final class EmbeddingQueue implements AutoCloseable {
     }
   }
 
-  /** Queues a store's text; fails the future at once when closed. */
+  /**
+   * Queues a store's text.
+   *
+   * @return its future embedding, or {@code null} when the store queue is full or closed
+   */
   CompletableFuture<float[]> submitStore(String text) {
     lock.lock();
     try {
-      if (closed) {
-        return CompletableFuture.failedFuture(
-            new EmbeddingException("the semantic cache is closed", null));
+      if (closed || stores.size() >= storeCapacity) {
+        return null;
       }
       Job job = new Job(text, new CompletableFuture<>());
       stores.add(job);
@@ -99,16 +120,39 @@ final class EmbeddingQueue implements AutoCloseable {
           failAll(stores);
           return;
         }
-        while (batch.size() < maxBatch && !lookups.isEmpty()) {
-          batch.add(lookups.poll());
+        take(lookups, batch, maxBatch);
+        if (batch.isEmpty()) {
+          take(stores, batch, 1);
         }
-        while (batch.size() < maxBatch && !stores.isEmpty()) {
-          batch.add(stores.poll());
-        }
+        running = !batch.isEmpty();
       } finally {
         lock.unlock();
       }
-      run(batch);
+      if (batch.isEmpty()) {
+        continue;
+      }
+      long began = System.nanoTime();
+      try {
+        run(batch);
+      } finally {
+        long took = System.nanoTime() - began;
+        lock.lock();
+        try {
+          running = false;
+          averageRunNanos = averageRunNanos == 0 ? took : (averageRunNanos * 3 + took) / 4;
+        } finally {
+          lock.unlock();
+        }
+      }
+    }
+  }
+
+  private static void take(ArrayDeque<Job> from, List<Job> batch, int most) {
+    while (batch.size() < most && !from.isEmpty()) {
+      Job job = from.poll();
+      if (!job.result().isDone()) {
+        batch.add(job);
+      }
     }
   }
 
@@ -134,8 +178,7 @@ final class EmbeddingQueue implements AutoCloseable {
 
   private static void failAll(ArrayDeque<Job> jobs) {
     for (Job job : jobs) {
-      job.result().completeExceptionally(
-          new EmbeddingException("the semantic cache is closed", null));
+      job.result().cancel(false); // a store waiting for it counts itself dropped
     }
     jobs.clear();
   }

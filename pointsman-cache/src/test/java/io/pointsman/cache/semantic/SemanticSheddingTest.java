@@ -182,6 +182,29 @@ class SemanticSheddingTest {
   }
 
   @Test
+  void aLookupThatCouldNotBeEmbeddedInTimeIsRefusedAtOnce() throws Exception {
+    HeldEmbedder embedder = new HeldEmbedder();
+    try (SemanticCache cache = SemanticCache.builder(embedder).lookupDeadline(SHORT).build()) {
+      embedder.hold();
+      cache.store(Queries.query("acme", "t1", "seed question"), ANSWER);
+      embedder.awaitRunning();
+      Thread.sleep(2 * SHORT.toMillis()); // the run takes longer than a lookup may wait
+      embedder.release();
+      assertThat(cache.awaitStores(Duration.ofSeconds(30))).isTrue();
+      embedder.hold();
+      // An idle embedder takes the lookup, whatever the runs took so far.
+      assertThat(lookup(cache, "first").status().label()).isEqualTo("SKIPPED(deadline)");
+      embedder.awaitRunning();
+      // The queue has room, but the run ahead would outlast the deadline.
+      assertThat(lookup(cache, "second").status().label()).isEqualTo("SKIPPED(overload)");
+      embedder.release();
+      assertThat(cache.awaitStores(Duration.ofSeconds(30))).isTrue();
+      assertThat(embedder.timesEmbedded("second")).isZero();
+      assertThat(cache.skippedForOverload()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void theBuilderRefusesNonsense() {
     HeldEmbedder embedder = new HeldEmbedder();
     assertThatThrownBy(() -> SemanticCache.builder(embedder).lookupDeadline(Duration.ZERO))
