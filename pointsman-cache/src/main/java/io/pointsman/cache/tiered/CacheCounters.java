@@ -19,6 +19,8 @@ public final class CacheCounters {
     SHARED_EXACT_HITS,
     /** Misses in the shared exact tier in Redis. */
     SHARED_EXACT_MISSES,
+    /** Semantic lookups, whatever their outcome. */
+    SEMANTIC_LOOKUPS,
     /** Semantic hits. */
     SEMANTIC_HITS,
     /** Semantic misses, lexical rejections included. */
@@ -27,6 +29,10 @@ public final class CacheCounters {
     LEXICAL_REJECTIONS,
     /** Lookups or stores skipped as not eligible. */
     SKIPPED,
+    /** Semantic lookups answered {@code SKIPPED(overload)}: the embedding queue was full. */
+    SEMANTIC_SKIPPED_OVERLOAD,
+    /** Semantic lookups answered {@code SKIPPED(deadline)}: the embedding missed the deadline. */
+    SEMANTIC_SKIPPED_DEADLINE,
     /** Redis commands that timed out (each a miss or a lost store, never a failure). */
     REDIS_TIMEOUTS,
     /** Redis commands that failed otherwise (refused connection, protocol error). */

@@ -1,6 +1,6 @@
 package io.pointsman.cache.semantic;
 
-import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.AsyncCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.pointsman.CacheControl;
 import io.pointsman.CacheOutcome;
@@ -33,12 +33,16 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
@@ -59,12 +63,21 @@ import redis.clients.jedis.resps.StreamEntry;
  * blanked), and an entry is only ever compared with entries of the same scope. Two tenants
  * therefore never share an entry, nor do two conversations with different histories.
  *
- * <p><b>When it hits.</b> The text is embedded with {@link MiniLmEmbedder}; the scope's
+ * <p><b>When it hits.</b> The text is embedded with the {@link Embedder} (normally
+ * {@link MiniLmEmbedder}); the scope's
  * {@link VectorIndex} (a flat scan up to {@link #DEFAULT_GRAPH_FROM} entries, HNSW beyond)
  * returns the nearest entries; a candidate answers only if its cosine
  * similarity reaches the threshold (default 0.85) <em>and</em> the {@link HitVerifier}
  * (default {@link AlignmentVerifier}) accepts the two texts. The similarity is reported in the
  * status's reason ({@code similarity=0.9412}).
+ *
+ * <p><b>Latency budget.</b> One embedding thread embeds every waiting text, lookups first, up
+ * to {@link Builder#maxBatch} per {@link Embedder#embedBatch} run. A lookup waits at most
+ * {@link Builder#lookupDeadline} (default 5 ms) and then answers {@code SKIPPED(deadline)}; when
+ * {@link Builder#embeddingQueueCapacity} lookups (default 16) already wait, it answers
+ * {@code SKIPPED(overload)} at once. Both are counted ({@link #skippedForOverload()},
+ * {@link #skippedForDeadline()}). An embedding a lookup started is kept by text, finished or
+ * not, and the store of the same text uses it instead of embedding again.
  *
  * <p><b>Stores</b> run on a background executor: embedding, indexing, and with a shared
  * {@link RedisConnection}, an append to a Redis stream ({@code <prefix>semantic:stream},
@@ -91,9 +104,23 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
 
   private static final int CANDIDATES = 5;
   private static final int SWEEP_EVERY = 1024;
-  private static final int MEMO_MAX_CHARS = 2048;
+  /** The default time a lookup waits for its embedding. */
+  public static final Duration DEFAULT_LOOKUP_DEADLINE = Duration.ofMillis(5);
+  /** The default most texts in one embedder run. */
+  public static final int DEFAULT_MAX_BATCH = 8;
+  /** The default most lookups waiting for the embedder. */
+  public static final int DEFAULT_QUEUE_CAPACITY = 2 * DEFAULT_MAX_BATCH;
+  /** The skip reason when the embedding queue is full. */
+  public static final String OVERLOAD = "overload";
+  /** The skip reason when the embedding missed the lookup deadline. */
+  public static final String DEADLINE = "deadline";
 
-  private final MiniLmEmbedder embedder;
+  private static final long MEMO_MAX_BYTES = 16L << 20;
+  private static final int STORE_QUEUE = 10_000;
+
+  private final Embedder embedder;
+  private final EmbeddingQueue queue;
+  private final long deadlineNanos;
   private final HitVerifier verifier;
   private final double threshold;
   private final Duration ttl;
@@ -111,11 +138,24 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   private final ScheduledExecutorService syncer;
   private final String origin = UUID.randomUUID().toString();
   private final Map<String, Scope> scopes = new ConcurrentHashMap<>();
-  private final Cache<String, float[]> recentEmbeddings =
-      Caffeine.newBuilder().maximumSize(1024).executor(Runnable::run).build();
+  // Embeddings by text, in flight or done: a store finds the lookup's embedding here, even one
+  // the lookup stopped waiting for, and never embeds the text again. Failed ones drop out.
+  private final AsyncCache<String, float[]> embeddings = Caffeine.newBuilder()
+      .maximumWeight(MEMO_MAX_BYTES)
+      .weigher((String text, float[] v) -> 2 * text.length() + Float.BYTES * v.length + 64)
+      .executor(Runnable::run).buildAsync();
   private final ReentrantLock syncLock = new ReentrantLock();
   private final PendingStores pending = new PendingStores();
   private volatile String lastStreamId = "0-0";
+
+  /** A lookup refused by the full queue; no stack trace. */
+  private static final class Overloaded extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Overloaded() {
+      super(OVERLOAD, null, false, false);
+    }
+  }
 
   private record Entry(String text, ChatResponse response, Instant expiresAt) {}
 
@@ -133,6 +173,9 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
 
   private SemanticCache(Builder b) {
     this.embedder = b.embedder;
+    this.deadlineNanos = b.lookupDeadline.toNanos();
+    this.queue = new EmbeddingQueue(b.embedder, b.queueCapacity, STORE_QUEUE, b.maxBatch,
+        deadlineNanos);
     this.verifier = b.verifier;
     this.threshold = b.threshold;
     this.ttl = b.ttl;
@@ -162,13 +205,14 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   /**
    * Returns a builder over an embedder: threshold 0.85, {@link HitVerifier#standard()}, 10 minutes TTL, 100,000 entries,
    * deterministic requests only, a flat scan per scope up to 2,048 entries and HNSW beyond, no
-   * shared tier.
+   * shared tier; a 5 ms lookup deadline, 16 lookups waiting for the embedder at most, 8 texts
+   * per embedder run.
    *
    * @param embedder the embedder; not closed by the cache
    * @return the builder
    * @throws NullPointerException if embedder is null
    */
-  public static Builder builder(MiniLmEmbedder embedder) {
+  public static Builder builder(Embedder embedder) {
     return new Builder(Objects.requireNonNull(embedder, "embedder"));
   }
 
@@ -184,6 +228,8 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
    * @return the detailed result
    */
   public SemanticLookup search(CacheQuery query) {
+    long start = System.nanoTime();
+    counters.increment(Counter.SEMANTIC_LOOKUPS);
     if (!eligible.test(query.request())) {
       counters.increment(Counter.SKIPPED);
       return new SemanticLookup(CacheLookup.skipped("not deterministic"), Double.NaN, "", null);
@@ -201,7 +247,13 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     }
     float[] vector;
     try {
-      vector = embed(text);
+      vector = awaitEmbedding(text, start);
+    } catch (Overloaded e) {
+      counters.increment(Counter.SEMANTIC_SKIPPED_OVERLOAD);
+      return skipped(OVERLOAD);
+    } catch (TimeoutException e) {
+      counters.increment(Counter.SEMANTIC_SKIPPED_DEADLINE);
+      return skipped(DEADLINE);
     } catch (RuntimeException e) {
       counters.increment(Counter.EMBEDDING_ERRORS);
       return new SemanticLookup(new CacheLookup(CacheStatus.error(LAYER), null), Double.NaN, "",
@@ -243,6 +295,34 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     return new SemanticLookup(miss(reason), best, "", null);
   }
 
+  private static SemanticLookup skipped(String reason) {
+    return new SemanticLookup(new CacheLookup(new CacheStatus(CacheOutcome.SKIPPED, LAYER,
+        reason), null), Double.NaN, "", null);
+  }
+
+  /**
+   * Waits for the text's embedding until the deadline, counted from the start of the lookup;
+   * queues it unless a store or an earlier lookup already did.
+   */
+  private float[] awaitEmbedding(String text, long start) throws TimeoutException {
+    CompletableFuture<float[]> future = embedding(text, true);
+    if (future == null) {
+      throw new Overloaded();
+    }
+    try {
+      return future.get(Math.max(0, deadlineNanos - (System.nanoTime() - start)),
+          TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new TimeoutException("interrupted");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new EmbeddingException("embedding failed", e.getCause());
+    }
+  }
+
   private static CacheLookup miss(String reason) {
     return new CacheLookup(new CacheStatus(CacheOutcome.MISS, LAYER, reason), null);
   }
@@ -262,19 +342,27 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     }
     String scopeKey = scopeKey(query);
     Instant expiresAt = clock.now().plus(ttl);
+    counters.increment(Counter.STORES_QUEUED);
+    // Queued here, not on the store thread, so that the embeddings of many stores share runs.
+    CompletableFuture<float[]> future = embedding(text, false);
+    if (future == null) {
+      counters.increment(Counter.STORES_DROPPED);
+      return;
+    }
     try {
-      counters.increment(Counter.STORES_QUEUED);
-      pending.execute(storeExecutor, () -> storeNow(scopeKey, text, response, expiresAt));
+      pending.execute(storeExecutor, () -> storeNow(scopeKey, text, future, response,
+          expiresAt));
     } catch (RejectedExecutionException e) {
       counters.increment(Counter.STORES_DROPPED);
     }
   }
 
-  private void storeNow(String scopeKey, String text, ChatResponse response, Instant expiresAt) {
+  private void storeNow(String scopeKey, String text, CompletableFuture<float[]> future,
+      ChatResponse response, Instant expiresAt) {
     float[] vector;
     try {
-      vector = embed(text);
-    } catch (RuntimeException e) {
+      vector = future.join();
+    } catch (CompletionException | java.util.concurrent.CancellationException e) {
       counters.increment(Counter.EMBEDDING_ERRORS);
       counters.increment(Counter.STORES_DROPPED);
       return;
@@ -294,8 +382,8 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
       Instant expiresAt) {
     while (true) {
       Scope scope = scopes.computeIfAbsent(scopeKey, k -> new Scope(
-          graphFrom == Integer.MAX_VALUE ? VectorIndex.flat(MiniLmEmbedder.DIMENSIONS)
-              : VectorIndex.adaptive(MiniLmEmbedder.DIMENSIONS, graphFrom,
+          graphFrom == Integer.MAX_VALUE ? VectorIndex.flat(embedder.dimensions())
+              : VectorIndex.adaptive(embedder.dimensions(), graphFrom,
                   graphSearchBreadth)));
       scope.addLock.lock();
       try {
@@ -339,11 +427,28 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     }
   }
 
-  private float[] embed(String text) {
-    // The memo spares the store a second embedding of the text the lookup just embedded; long
-    // texts are left out so that it stays small.
-    return text.length() <= MEMO_MAX_CHARS ? recentEmbeddings.get(text, embedder::embed)
-        : embedder.embed(text);
+  /**
+   * Returns the text's embedding, finished or running, queueing it when nobody has: as a lookup
+   * (refused under overload) or as a store.
+   *
+   * @return the future, or {@code null} when the queue refused it
+   */
+  private CompletableFuture<float[]> embedding(String text, boolean lookup) {
+    CompletableFuture<float[]> known = embeddings.getIfPresent(text);
+    if (known != null) {
+      return known;
+    }
+    CompletableFuture<float[]> queued = lookup ? queue.offerLookup(text)
+        : queue.submitStore(text);
+    if (queued == null) {
+      return null;
+    }
+    CompletableFuture<float[]> raced = embeddings.asMap().putIfAbsent(text, queued);
+    if (raced != null) {
+      queued.cancel(false); // another call queued the same text first: the worker skips ours
+      return raced;
+    }
+    return queued;
   }
 
   private String streamKey() {
@@ -540,11 +645,81 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
+    queue.close();
+  }
+
+  /**
+   * Returns the semantic lookups so far, whatever their outcome.
+   *
+   * @return the count, from {@link #counters()}
+   */
+  public long lookups() {
+    return counters.get(Counter.SEMANTIC_LOOKUPS);
+  }
+
+  /**
+   * Returns the semantic hits so far.
+   *
+   * @return the count, from {@link #counters()}
+   */
+  public long hits() {
+    return counters.get(Counter.SEMANTIC_HITS);
+  }
+
+  /**
+   * Returns the semantic misses so far, refusals by the verifier included.
+   *
+   * @return the count, from {@link #counters()}
+   */
+  public long misses() {
+    return counters.get(Counter.SEMANTIC_MISSES);
+  }
+
+  /**
+   * Returns the lookups answered {@code SKIPPED(overload)}: the embedding queue was full, so
+   * they gave up at once.
+   *
+   * @return the count, from {@link #counters()}
+   */
+  public long skippedForOverload() {
+    return counters.get(Counter.SEMANTIC_SKIPPED_OVERLOAD);
+  }
+
+  /**
+   * Returns the lookups answered {@code SKIPPED(deadline)}: their embedding was not done
+   * within the lookup deadline (it still finishes, for the store).
+   *
+   * @return the count, from {@link #counters()}
+   */
+  public long skippedForDeadline() {
+    return counters.get(Counter.SEMANTIC_SKIPPED_DEADLINE);
+  }
+
+  /**
+   * Returns the embedder runs so far; with concurrent lookups and stores batched, fewer than
+   * {@link #textsEmbedded()}.
+   *
+   * @return the count
+   */
+  public long embedderRuns() {
+    return queue.runs();
+  }
+
+  /**
+   * Returns the texts embedded so far, lookups and stores.
+   *
+   * @return the count
+   */
+  public long textsEmbedded() {
+    return queue.texts();
   }
 
   /** Configures a {@link SemanticCache}. Not thread-safe. */
   public static final class Builder {
-    private final MiniLmEmbedder embedder;
+    private final Embedder embedder;
+    private Duration lookupDeadline = DEFAULT_LOOKUP_DEADLINE;
+    private int queueCapacity = DEFAULT_QUEUE_CAPACITY;
+    private int maxBatch = DEFAULT_MAX_BATCH;
     private HitVerifier verifier = HitVerifier.standard();
     private double threshold = DEFAULT_THRESHOLD;
     private Duration ttl = Duration.ofMinutes(10);
@@ -558,8 +733,62 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     private RedisConnection shared;
     private Duration syncInterval = Duration.ofMillis(100);
 
-    private Builder(MiniLmEmbedder embedder) {
+    private Builder(Embedder embedder) {
       this.embedder = embedder;
+    }
+
+    /**
+     * Sets how long a lookup waits for its embedding, counted from the start of the lookup;
+     * past it the lookup answers {@code SKIPPED(deadline)} and the request goes on to the
+     * provider. The embedding still finishes and the store of the same text uses it.
+     *
+     * @param value a positive duration; default {@link #DEFAULT_LOOKUP_DEADLINE}
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder lookupDeadline(Duration value) {
+      Objects.requireNonNull(value, "value");
+      if (value.isZero() || value.isNegative()) {
+        throw new IllegalArgumentException("lookupDeadline must be positive: " + value);
+      }
+      this.lookupDeadline = value;
+      return this;
+    }
+
+    /**
+     * Sets the most lookups waiting for the embedder; one more answers
+     * {@code SKIPPED(overload)} at once instead of queueing. Stores wait apart and never take a
+     * lookup's place.
+     *
+     * @param lookups at least 1; default {@link #DEFAULT_QUEUE_CAPACITY}
+     * @return this builder
+     * @throws IllegalArgumentException if below 1
+     */
+    public Builder embeddingQueueCapacity(int lookups) {
+      if (lookups < 1) {
+        throw new IllegalArgumentException("embeddingQueueCapacity must be at least 1: "
+            + lookups);
+      }
+      this.queueCapacity = lookups;
+      return this;
+    }
+
+    /**
+     * Sets the most texts embedded in one run: the embedding thread takes every waiting text up
+     * to this many (lookups first) and hands them to {@link Embedder#embedBatch} together.
+     * {@code 1} gives every text a run of its own (with {@link MiniLmEmbedder}, vectors equal to
+     * {@link MiniLmEmbedder#embed}'s).
+     *
+     * @param texts at least 1; default {@link #DEFAULT_MAX_BATCH}
+     * @return this builder
+     * @throws IllegalArgumentException if below 1
+     */
+    public Builder maxBatch(int texts) {
+      if (texts < 1) {
+        throw new IllegalArgumentException("maxBatch must be at least 1: " + texts);
+      }
+      this.maxBatch = texts;
+      return this;
     }
 
     /**

@@ -42,7 +42,8 @@ class CrossTenantCorpusTest {
       Identity owner = pair[0];
       Identity intruder = pair[1];
       try (CaffeineExactCache exact = CaffeineExactCache.builder().maximumSize(10_000).build();
-          SemanticCache semantic = SemanticCache.builder(SharedEmbedder.get()).build()) {
+          SemanticCache semantic = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT).build()) {
         TieredCache cache = TieredCache.of(exact, semantic);
         for (SemanticPairCorpusTest.Pair p : pairs) {
           cache.store(SemanticPairCorpusTest.query(owner, p.cachedContext(), p.cached()),

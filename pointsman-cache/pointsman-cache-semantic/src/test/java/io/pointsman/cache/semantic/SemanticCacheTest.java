@@ -53,6 +53,7 @@ class SemanticCacheTest {
       }
     });
     try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT)
         .storeExecutor(blocked).build()) {
       CacheQuery q = Queries.query("acme", "t1", "How do I reverse a list in Python?");
       cache.store(q, ANSWER); // returns although the executor is busy
@@ -70,7 +71,8 @@ class SemanticCacheTest {
 
   @Test
   void theEarlierConversationIsPartOfTheScope() throws Exception {
-    try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get()).build()) {
+    try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT).build()) {
       cache.store(conversation("I use Python.", "Noted.", "How do I reverse a list?"), ANSWER);
       assertThat(cache.awaitStores(Duration.ofSeconds(30))).isTrue();
       assertThat(cache.lookup(conversation("I use Python.", "Noted.",
@@ -82,7 +84,8 @@ class SemanticCacheTest {
 
   @Test
   void onlyALastUserTurnIsLookedUp() {
-    try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get()).build()) {
+    try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT).build()) {
       SemanticLookup found = cache.search(conversation("Hello", "Hi there"));
       assertThat(found.lookup().status().outcome()).isEqualTo(CacheOutcome.SKIPPED);
       assertThat(found.lookup().status().reason()).isEqualTo("last message is not a user text");
@@ -93,7 +96,8 @@ class SemanticCacheTest {
   @Test
   void entriesExpireAndTheBoundHolds() throws Exception {
     FakeClock clock = new FakeClock(Instant.parse("2026-01-01T00:00:00Z"));
-    try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get()).clock(clock)
+    try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT).clock(clock)
         .ttl(Duration.ofMinutes(1)).maxEntries(2).build()) {
       CacheQuery q = Queries.query("acme", "t1", "What is the capital of France?");
       cache.store(q, ANSWER);
@@ -110,7 +114,8 @@ class SemanticCacheTest {
 
   @Test
   void aHitReportsItsSimilarity() throws Exception {
-    try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get()).flatIndex().build()) {
+    try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT).flatIndex().build()) {
       cache.store(Queries.query("acme", "t1", "What is the capital of France?"), ANSWER);
       assertThat(cache.awaitStores(Duration.ofSeconds(30))).isTrue();
       SemanticLookup found = cache.search(Queries.query("acme", "t1",

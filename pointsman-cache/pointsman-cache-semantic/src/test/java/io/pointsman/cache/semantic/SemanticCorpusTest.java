@@ -3,6 +3,7 @@ package io.pointsman.cache.semantic;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.CacheOutcome;
+import io.pointsman.cache.testing.SharedEmbedder;
 import io.pointsman.cache.testing.Queries;
 import io.pointsman.model.ChatResponse;
 import io.pointsman.model.Json;
@@ -90,7 +91,8 @@ class SemanticCorpusTest {
     List<Pair> pairs = corpus();
     assertThat(pairs.stream().filter(Pair::shouldHit).count()).isGreaterThanOrEqualTo(100);
     assertThat(pairs.stream().filter(p -> !p.shouldHit()).count()).isGreaterThanOrEqualTo(100);
-    try (SemanticCache cache = SemanticCache.builder(embedder).build()) {
+    try (SemanticCache cache = SemanticCache.builder(embedder)
+        .lookupDeadline(SharedEmbedder.PATIENT).build()) {
       int i = 0;
       for (Pair p : pairs) {
         cache.store(Queries.query("org", "pair-" + i++, p.stored()), answer(p.stored()));
@@ -112,7 +114,8 @@ class SemanticCorpusTest {
   @Test
   void hitPrecisionIsAtLeast99PercentWithEveryEntryInOneScope() throws Exception {
     List<Pair> pairs = corpus();
-    try (SemanticCache cache = SemanticCache.builder(embedder).build()) {
+    try (SemanticCache cache = SemanticCache.builder(embedder)
+        .lookupDeadline(SharedEmbedder.PATIENT).build()) {
       for (Pair p : pairs) {
         cache.store(Queries.query("org", "shared", p.stored()), answer(p.stored()));
       }

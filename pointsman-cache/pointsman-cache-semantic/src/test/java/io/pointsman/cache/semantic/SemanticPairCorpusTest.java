@@ -206,14 +206,16 @@ class SemanticPairCorpusTest {
       throws Exception {
     Map<String, List<Outcome>> bySplit = new LinkedHashMap<>();
     Map<String, List<Outcome>> oneScope = new LinkedHashMap<>();
-    try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get()).build()) {
+    try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT).build()) {
       for (String split : List.of(SemanticCorpusGenerator.TUNING,
           SemanticCorpusGenerator.HELDOUT)) {
         bySplit.put(split, run(load(split), cache));
       }
     }
     for (String split : bySplit.keySet()) {
-      try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get()).build()) {
+      try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT).build()) {
         oneScope.put(split, runInOneScope(load(split), cache));
       }
     }

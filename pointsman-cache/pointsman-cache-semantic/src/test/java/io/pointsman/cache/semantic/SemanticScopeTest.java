@@ -47,7 +47,8 @@ class SemanticScopeTest {
   }
 
   private static SemanticCache cache() {
-    return SemanticCache.builder(SharedEmbedder.get()).build();
+    return SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT).build();
   }
 
   @Test
@@ -146,7 +147,8 @@ class SemanticScopeTest {
         return pool.awaitTermination(timeout, unit);
       }
     };
-    try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get()).storeExecutor(gated)
+    try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT).storeExecutor(gated)
         .build()) {
       cache.store(Queries.query("acme", "t1", "How do I boil an egg?"), ANSWER);
       assertThat(cache.awaitStores(Duration.ofMillis(200))).isFalse();
@@ -162,8 +164,10 @@ class SemanticScopeTest {
   @Test
   void theVerifierCanBeReplacedOrLeftOut() throws Exception {
     try (SemanticCache strict = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT)
         .verifier((q, c) -> Verdict.disagree("never")).build();
         SemanticCache loose = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT)
             .verifier(HitVerifier.thresholdOnly()).threshold(0.5).build()) {
       for (SemanticCache c : List.of(strict, loose)) {
         c.store(Queries.query("acme", "t1", "Do cats chase mice?"), ANSWER);

@@ -36,7 +36,8 @@ class RedisFailureTest {
     connection = RedisConnection.builder(redis.uri()).keyPrefix(redis.keyPrefix()).build();
     counters = new CacheCounters();
     exact = CaffeineExactCache.builder().shared(connection).counters(counters).build();
-    semantic = SemanticCache.builder(SharedEmbedder.get()).shared(connection)
+    semantic = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT).shared(connection)
         .counters(counters).build();
     rig = new GatewayRig(TieredCache.of(exact, semantic));
   }

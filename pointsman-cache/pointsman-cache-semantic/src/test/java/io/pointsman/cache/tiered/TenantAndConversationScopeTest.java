@@ -41,6 +41,7 @@ class TenantAndConversationScopeTest {
     CacheCounters counters = new CacheCounters();
     CaffeineExactCache.Builder exact = CaffeineExactCache.builder().counters(counters);
     SemanticCache.Builder semantic = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT)
         .counters(counters);
     if (shared != null) {
       exact.shared(shared);

@@ -44,6 +44,7 @@ class TieredGatewayTest {
     final CaffeineExactCache exact = CaffeineExactCache.builder().shared(connection)
         .counters(counters).build();
     final SemanticCache semantic = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT)
         .shared(connection).counters(counters).build();
     final GatewayRig rig = new GatewayRig(TieredCache.of(exact, semantic));
 
