@@ -164,6 +164,8 @@ public final class FacadeServer implements AutoCloseable {
   private static final Duration CANCEL_GRACE = Duration.ofSeconds(5);
   /** How often the connections of running calls are looked at for a client that left. */
   private static final long WATCH_MILLIS = 100;
+  /** How long a cancelled stream may wait for its next chunk before its wait is interrupted. */
+  private static final long SILENT_MILLIS = 1_000;
   /** The bulkhead of calls whose model the catalog does not know (the gateway refuses them). */
   private static final String UNROUTED = "";
   private static final String GET = "GET";
@@ -643,8 +645,10 @@ public final class FacadeServer implements AutoCloseable {
               // Blocks until the client took the bytes: a slow reader slows its own upstream.
               ex.write(false, frame(chunk));
             } catch (IOException e) {
-              // The client went away: throwing cancels the stream; the call is still accounted.
-              throw new UncheckedIOException("the client closed the stream", e);
+              // The client went away: the stream is cancelled (accounted as cancelled), not
+              // failed by its observer.
+              watch.clientGone();
+              live.control.cancel();
             }
           }
         }
@@ -790,15 +794,24 @@ public final class FacadeServer implements AutoCloseable {
         gone = true;
         LiveStream s = live;
         StreamControl c = s == null ? null : s.control;
-        if (c != null) {
-          c.cancel();
-        } else {
-          // A plain call (or a stream before its first chunk) waits in the gateway: the
-          // gateway reads an interrupt as the caller cancelling.
+        if (c == null) {
+          // A plain call, or a stream before its first chunk, waits in the gateway, which
+          // reads an interrupt as the caller cancelling.
           worker.interrupt();
+        } else {
+          // Ends the stream at its next chunk, accounted as cancelled; an upstream that sends
+          // none soon is not waited for.
+          c.cancel();
+          timers.schedule(this::interruptIfRunning, SILENT_MILLIS, TimeUnit.MILLISECONDS);
         }
       }
       LOG.debug("the client left a running call: cancelling it");
+    }
+
+    synchronized void interruptIfRunning() {
+      if (active) {
+        worker.interrupt();
+      }
     }
 
     void end() {
