@@ -132,6 +132,8 @@ public final class FacadeOverhead {
         + " accounting");
     env.add("machine: shared with other builds while measured (figures are noisy)");
     Files.write(out.resolve("environment.txt"), env);
+    // The clients' and the fixture's pools are not daemon threads.
+    System.exit(0);
   }
 
   // ---------------------------------------------------------------- arms
