@@ -521,6 +521,9 @@ public final class FacadeServer implements AutoCloseable {
         stream(ex, request, options, watch);
       } else {
         ChatResult result = facade.gateway().chat(request, options);
+        // Before the answer goes out: once it has, the client may send its next request, whose
+        // first byte the watch must not read.
+        watch.stop();
         if (watch.gone) {
           count("chat", CLIENT_CLOSED);
           ex.fail(new IOException("the client closed the connection"));
@@ -534,16 +537,22 @@ public final class FacadeServer implements AutoCloseable {
         json(ex, "chat", 200, Json.writeBytes(result.response()));
       }
     } catch (PointsmanException e) {
+      watch.stop();
       if (watch.gone) {
         count("chat", CLIENT_CLOSED);
         ex.fail(e);
       } else {
+        if (watch.pipelined) {
+          ex.response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
         refused(ex, "chat", e);
       }
     } catch (UncheckedIOException | IOException e) {
+      watch.stop();
       count("chat", CLIENT_CLOSED);
       ex.fail(e);
     } catch (RuntimeException e) {
+      watch.stop();
       if (watch.gone) {
         count("chat", CLIENT_CLOSED);
         ex.fail(e);
@@ -658,6 +667,7 @@ public final class FacadeServer implements AutoCloseable {
       if (!live.started) {
         throw e;
       }
+      watch.stop();
       // Output already reached the client: end the stream with an error event.
       count("chat", watch.gone ? CLIENT_CLOSED : e.status().httpStatus());
       if (live.end()) {
@@ -671,6 +681,10 @@ public final class FacadeServer implements AutoCloseable {
       return;
     }
     streams.remove(live);
+    watch.stop();
+    if (watch.pipelined) {
+      h.put(HttpHeader.CONNECTION, "close");
+    }
     if (!live.end()) {
       // The shutdown already wrote this stream's error event and closed it.
       count("chat", Status.UNAVAILABLE.httpStatus());
@@ -814,11 +828,39 @@ public final class FacadeServer implements AutoCloseable {
       }
     }
 
-    void end() {
+    /** Stops watching; no read of the socket happens after this returns. */
+    void stop() {
       watched.remove(this);
       synchronized (this) {
         active = false;
       }
+    }
+
+    /** Reads the socket once, unless stopped; under the watch's lock, so stop() waits. */
+    synchronized void poll(ByteBuffer one) {
+      if (!active) {
+        return;
+      }
+      try {
+        one.clear();
+        int n = channel.read(one);
+        if (n < 0) {
+          watched.remove(this);
+          clientGone();
+        } else if (n > 0) {
+          // A pipelined request: it cannot be handed back, so this connection ends after the
+          // running call's response.
+          watched.remove(this);
+          pipelined = true;
+        }
+      } catch (IOException | RuntimeException e) {
+        watched.remove(this);
+        clientGone();
+      }
+    }
+
+    void end() {
+      stop();
       // An interrupt meant for this call must not reach the next one on this thread.
       Thread.interrupted();
     }
@@ -841,22 +883,7 @@ public final class FacadeServer implements AutoCloseable {
   private void watchClients() {
     ByteBuffer one = ByteBuffer.allocate(1);
     for (Watch w : watched) {
-      try {
-        one.clear();
-        int n = w.channel.read(one);
-        if (n < 0) {
-          watched.remove(w);
-          w.clientGone();
-        } else if (n > 0) {
-          // A pipelined request: it cannot be handed back, so this connection ends after the
-          // running call's response.
-          watched.remove(w);
-          w.pipelined = true;
-        }
-      } catch (IOException | RuntimeException e) {
-        watched.remove(w);
-        w.clientGone();
-      }
+      w.poll(one);
     }
   }
 

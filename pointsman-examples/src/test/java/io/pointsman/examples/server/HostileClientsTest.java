@@ -304,6 +304,41 @@ class HostileClientsTest {
     assertThat(new String(head, 0, n, StandardCharsets.US_ASCII)).startsWith("HTTP/1.1 200");
   }
 
+  @Test
+  void aBodyOverTheLimitIs413BeforeItIsRead() throws Exception {
+    try (Socket s = new Socket("127.0.0.1", server.port())) {
+      s.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+          + "Authorization: Bearer " + key + "\r\nContent-Length: "
+          + (FacadeServer.MAX_BODY_BYTES + 1) + "\r\n\r\n{").getBytes(
+              StandardCharsets.US_ASCII));
+      s.setSoTimeout(10_000);
+      byte[] head = new byte[4096];
+      int n = s.getInputStream().read(head);
+      assertThat(new String(head, 0, n, StandardCharsets.US_ASCII))
+          .startsWith("HTTP/1.1 413").contains("request_too_large");
+    }
+  }
+
+  @Test
+  void aBodyThatDoesNotArriveInTimeIs408AndTheConnectionCloses() throws Exception {
+    FacadeConfig config = new FacadeConfig(0, dir.resolve("journal-2").toString(),
+        db.jdbcUrl(), null, null, upstream.uri().toString(), null, ADMIN, 0, 1, null,
+        List.of(model(FAST)),
+        List.of(new FacadeConfig.KeyEntry(key, "key-app", "checkout", "acme")), List.of());
+    ServerLimits limits = ServerLimits.defaults().withTimeouts(Duration.ofSeconds(30),
+        Duration.ofSeconds(10), Duration.ofSeconds(2));
+    try (FacadeServer quick = FacadeServer.start(Facade.open(config), limits);
+        Socket s = new Socket("127.0.0.1", quick.port())) {
+      s.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+          + "Authorization: Bearer " + key + "\r\nContent-Length: 100\r\n\r\n{\"mo")
+          .getBytes(StandardCharsets.US_ASCII));
+      s.setSoTimeout(20_000);
+      InputStream in = s.getInputStream();
+      String answer = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+      assertThat(answer).startsWith("HTTP/1.1 408").contains("request_timeout");
+    }
+  }
+
   private Socket rawPost(String body, String requestId) throws Exception {
     Socket s = new Socket("127.0.0.1", server.port());
     byte[] b = body.getBytes(StandardCharsets.UTF_8);
