@@ -184,6 +184,8 @@ public final class FacadeServer implements AutoCloseable {
   private final Set<LiveStream> streams = ConcurrentHashMap.newKeySet();
   private final Set<Watch> watched = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
+  /** Set once the server stops: closed connections are no longer a client leaving. */
+  private volatile boolean stopping;
 
   private FacadeServer(Facade facade, ServerLimits limits) {
     this.facade = facade;
@@ -802,7 +804,7 @@ public final class FacadeServer implements AutoCloseable {
     /** The client left: cancel the stream, or interrupt the waiting call. */
     void clientGone() {
       synchronized (this) {
-        if (!active || gone) {
+        if (!active || gone || stopping) {
           return;
         }
         gone = true;
@@ -872,9 +874,14 @@ public final class FacadeServer implements AutoCloseable {
     boolean h2 = ex.request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_2;
     Watch w = new Watch(Thread.currentThread(),
         !h2 && transport instanceof SocketChannel sc ? sc : null);
-    ex.request.addFailureListener(t -> w.clientGone());
+    // A call that is slow on the server's side (a provider, a counters' rebuild) is not the
+    // client's idleness: the idle timeout does not end it.
+    ex.request.addIdleTimeoutListener(t -> false);
     if (w.channel != null) {
       watched.add(w);
+    } else {
+      // HTTP/2: a reset stream fails the request.
+      ex.request.addFailureListener(t -> w.clientGone());
     }
     return w;
   }
@@ -1346,6 +1353,12 @@ public final class FacadeServer implements AutoCloseable {
   }
 
   private void stopQuietly() {
+    // Stopping closes every connection: that is the server leaving, not a client, so no call
+    // still running is cancelled by it.
+    for (Watch w : watched) {
+      w.stop();
+    }
+    stopping = true;
     try {
       jetty.stop();
     } catch (Exception e) {
