@@ -14,7 +14,7 @@ import java.util.Objects;
  *
  * @param maxConnections open connections at most; further ones wait in the accept queue
  * @param idleTimeout how long a connection may make no progress (no byte read or written)
- *     before it is closed; a stream whose client stops reading fails after it
+ *     before it is closed; a call the server is still working on is not ended by it
  * @param headerTimeout how long a new connection may take to deliver its first request's
  *     headers before it is closed (a slow header sender holds no thread, only a socket)
  * @param bodyTimeout how long a request body may take in all before the call is refused with
