@@ -3,9 +3,6 @@ package io.pointsman.examples.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.Headers;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.pointsman.CacheControl;
 import io.pointsman.CallOptions;
 import io.pointsman.ChatResult;
@@ -15,23 +12,22 @@ import io.pointsman.StreamControl;
 import io.pointsman.StreamObserver;
 import io.pointsman.catalog.ModelSpec;
 import io.pointsman.ledger.Hold;
+import io.pointsman.ledger.HoldDecision;
 import io.pointsman.ledger.QuarantinedItem;
 import io.pointsman.ledger.RedriveReport;
-import io.pointsman.ledger.HoldDecision;
 import io.pointsman.limits.BudgetState;
 import io.pointsman.model.ChatChunk;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.Json;
 import io.pointsman.model.Usage;
+import io.pointsman.spi.Identity;
 import io.pointsman.spi.LimitRemaining;
 import io.pointsman.spi.UsageOutcome;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,36 +39,66 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Blocker;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Promise;
+import org.eclipse.jetty.util.thread.Invocable;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An OpenAI-compatible HTTP server around a {@link Facade}'s gateway, on the JDK's
- * {@code com.sun.net.httpserver}. Existing OpenAI clients work through it unchanged: point
- * their base URL at {@code http://host:port/v1} and give a Pointsman virtual key as the API key.
+ * An OpenAI-compatible HTTP server around a {@link Facade}'s gateway, on Jetty 12 (HTTP/1.1
+ * with keep-alive, and HTTP/2 cleartext). Existing OpenAI clients work through it unchanged:
+ * point their base URL at {@code http://host:port/v1} and give a Pointsman virtual key as the
+ * API key.
  *
  * <ul>
  *   <li>{@code POST /v1/chat/completions}: plain and streamed ({@code "stream": true}, Server-Sent
  *       Events ending in {@code data: [DONE]}); {@code Authorization: Bearer <virtual key>};
- *       {@code X-Cache-Control: no-cache | no-store} (else the standard {@code Cache-Control}'s
- *       directives, {@link FacadeRequests#cacheControl}); {@code X-Request-Id} is passed through when
+ *       {@code X-Cache-Control: no-cache | no-store}; {@code X-Request-Id} is passed through when
  *       well-formed (1 to 128 characters of {@code [A-Za-z0-9._:-]}), else one is made.
  *       Responses carry {@code x-request-id}, {@code x-pointsman-event-id},
  *       {@code x-pointsman-cache}, {@code x-pointsman-cost-micros},
  *       {@code x-pointsman-cost-estimated}, {@code x-pointsman-attempts} and, per matched
  *       limit, {@code x-ratelimit-limit-<rule>}, {@code x-ratelimit-remaining-<rule>} and
- *       {@code x-ratelimit-reset-<rule>}. A stream's cost is known only at its end: the usage
- *       chunk is held back and sent with it ({@link StreamCost}), and an SSE comment
- *       ({@code : pointsman cost_micros=...}) precedes {@code [DONE]}; the final events are
- *       written only after the call's usage record is durable.</li>
- *   <li>{@code GET /v1/models}: the models a valid key may see.</li>
+ *       {@code x-ratelimit-reset-<rule>}. A stream's cost is known only at its end, so it is
+ *       sent as an SSE comment ({@code : pointsman cost_micros=...}) before {@code [DONE]}; the
+ *       final event is written only after the call's usage record is durable.</li>
+ *   <li>{@code GET /v1/models}: the models a valid key may see; {@code GET /v1/models/<id>}: one
+ *       of them (by name or alias), else 404 {@code model_not_found}.</li>
  *   <li>{@code GET /metrics}: Prometheus text: stage timings, requests by route and status,
  *       journal backlog, unresolved holds, cache counters, component health; the values that
  *       need a component are sampled in the background, each with the time of its sample.</li>
@@ -88,9 +114,37 @@ import org.slf4j.LoggerFactory;
  *       items), {@code POST /admin/quarantine/redrive} (re-drives them).</li>
  * </ul>
  *
- * <p>Errors are in OpenAI's error contract, as {@link ErrorAnswer} makes them (status, body and
- * headers, {@code x-request-id} on every answer). A stream that fails after its first event
- * ends with {@link ErrorAnswer#streamEvent()} and an aborted response (no terminating chunk). {@link #close()} refuses new requests, lets open exchanges finish
+ * <p>Routes are exact: any other path is 404, a known path with another method is 405 with
+ * {@code Allow}.
+ *
+ * <p><b>Hostile clients.</b> Sockets are no-delay. A connection that has not delivered its
+ * first request's headers within {@link ServerLimits#headerTimeout()} is closed, one idle for
+ * {@link ServerLimits#idleTimeout()} too, and at most {@link ServerLimits#maxConnections()} are
+ * open. A chat call's key is checked from the headers, before any of its body is read: a
+ * refused key is answered 401 and the body is never read (the connection is closed rather than
+ * drained). An accepted caller's body is read without holding a thread, into a buffer bounded
+ * by {@link #MAX_BODY_BYTES} (a larger one is 413), within {@link ServerLimits#bodyTimeout()}
+ * (else 408).
+ *
+ * <p><b>Bulkheads.</b> Chat calls run on their own threads, never on the server's: each
+ * deployment (in the facade, one per model) admits at most
+ * {@link ServerLimits#deploymentConcurrency()} calls at once, and refuses one more at once with
+ * 503 {@code deployment_busy} and {@code Retry-After: 1}. A hanging upstream fills only its
+ * own bulkhead: health, metrics, models and other deployments keep answering. Admin requests
+ * run on a small pool of their own.
+ *
+ * <p><b>Clients that go away.</b> While a call runs, its connection is watched: when the client
+ * closes it (HTTP/1.1: the socket reads end-of-stream; HTTP/2: the stream is reset), a stream
+ * is cancelled through its {@link StreamControl} (recorded as {@code CANCELLED}, charged for
+ * what was streamed) and a plain call's thread is interrupted, which the gateway treats as the
+ * caller cancelling (not retried; recorded as the gateway decides: a call never sent is not
+ * charged, one already sent keeps its outcome, {@code UNKNOWN} if its answer never came).
+ * Either is counted with status 499 in the metrics, never as a server error. An HTTP/1.1
+ * client that pipelines another request behind a running call cannot be watched without
+ * reading it: the watch stops and the connection is closed after the response.
+ *
+ * <p>Errors are OpenAI-shaped ({@code {"error": {"message", "type", "code"}}}) with the
+ * gateway's HTTP status. {@link #close()} refuses new requests, lets open exchanges finish
  * for the configured drain time, cancels the streams still open (accounted as cancelled, each
  * client told with an SSE error event), then closes the facade, which drains the journal into
  * PostgreSQL.
@@ -99,26 +153,91 @@ public final class FacadeServer implements AutoCloseable {
   /** The largest request body accepted. */
   public static final int MAX_BODY_BYTES = 32 << 20;
   private static final Logger LOG = LoggerFactory.getLogger(FacadeServer.class);
+  private static final String REQUEST_ID_ATTRIBUTE = "io.pointsman.requestId";
   private static final Pattern HEADER_NAME = Pattern.compile("[^a-z0-9]+");
   private static final byte[] DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII);
   private static final String SHUTTING_DOWN = "shutting_down";
+  /** The status counted for a client that went away before its answer. */
+  static final int CLIENT_CLOSED = 499;
   /** How long cancelled streams get to end and be accounted after the drain window. */
   private static final Duration CANCEL_GRACE = Duration.ofSeconds(5);
+  /** How often the connections of running calls are looked at for a client that left. */
+  private static final long WATCH_MILLIS = 100;
+  /** How long a cancelled stream may wait for its next chunk before its wait is interrupted. */
+  private static final long SILENT_MILLIS = 1_000;
+  /** The bulkhead of calls whose model the catalog does not know (the gateway refuses them). */
+  private static final String UNROUTED = "";
+  private static final String GET = "GET";
+  private static final String POST = "POST";
 
   private final Facade facade;
-  private final HttpServer server;
-  private final ThreadPoolExecutor workers;
+  private final ServerLimits limits;
+  private final Server jetty;
+  private final ServerConnector connector;
+  private final ExecutorService calls;
+  private final ThreadPoolExecutor admin;
+  private final ScheduledExecutorService timers;
+  private final Map<String, Semaphore> bulkheads = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final Set<LiveStream> streams = ConcurrentHashMap.newKeySet();
-  private final Map<HttpExchange, String> requestIds = new ConcurrentHashMap<>();
+  private final Set<Watch> watched = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
+  /** Set once the server stops: closed connections are no longer a client leaving. */
+  private volatile boolean stopping;
 
-  private FacadeServer(Facade facade, HttpServer server, ThreadPoolExecutor workers) {
+  private FacadeServer(Facade facade, ServerLimits limits) {
     this.facade = facade;
-    this.server = server;
-    this.workers = workers;
+    this.limits = limits;
+    QueuedThreadPool pool = new QueuedThreadPool(limits.serverThreads(),
+        Math.min(8, limits.serverThreads()));
+    pool.setName("pointsman-http");
+    pool.setDaemon(true);
+    jetty = new Server(pool);
+    jetty.setStopTimeout(1_000);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setSendDateHeader(false);
+    http.setIdleTimeout(limits.idleTimeout().toMillis());
+    connector = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http),
+        new HTTP2CServerConnectionFactory(http));
+    connector.setHost("127.0.0.1");
+    connector.setPort(facade.config().port());
+    connector.setIdleTimeout(limits.idleTimeout().toMillis());
+    // Nagle's algorithm would hold every small response back for the client's delayed ACK.
+    connector.setAcceptedTcpNoDelay(true);
+    connector.setAcceptQueueSize(1_024);
+    jetty.addConnector(connector);
+    jetty.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
+    timers = Executors.newScheduledThreadPool(1, daemon("pointsman-http-timer"));
+    connector.addBean(new HeaderTimeout());
+    calls = Executors.newCachedThreadPool(daemon("pointsman-call"));
+    admin = new ThreadPoolExecutor(limits.adminThreads(), limits.adminThreads(), 30,
+        TimeUnit.SECONDS, new ArrayBlockingQueue<>(64), daemon("pointsman-admin"));
+    admin.allowCoreThreadTimeOut(true);
+    jetty.setHandler(new Routes());
+  }
+
+  private static ThreadFactory daemon(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /**
+   * Starts serving the facade with the {@linkplain ServerLimits#defaults() default limits}.
+   *
+   * @param facade the facade
+   * @return the running server
+   * @throws UncheckedIOException if the port cannot be bound
+   * @see #start(Facade, ServerLimits)
+   */
+  public static FacadeServer start(Facade facade) {
+    return start(facade, ServerLimits.defaults());
   }
 
   /**
@@ -127,38 +246,24 @@ public final class FacadeServer implements AutoCloseable {
    * server accepts connections. The server owns the facade from here on.
    *
    * @param facade the facade
+   * @param limits the server's limits
    * @return the running server
    * @throws UncheckedIOException if the port cannot be bound
    */
-  public static FacadeServer start(Facade facade) {
+  public static FacadeServer start(Facade facade, ServerLimits limits) {
+    FacadeServer s = new FacadeServer(facade, limits);
     FacadeConfig c = facade.config();
-    HttpServer http;
     try {
-      http = HttpServer.create(new InetSocketAddress("127.0.0.1", c.port()), 256);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot listen on port " + c.port(), e);
+      s.timers.scheduleWithFixedDelay(s::watchClients, WATCH_MILLIS, WATCH_MILLIS,
+          TimeUnit.MILLISECONDS);
+      s.jetty.start();
+    } catch (Exception e) {
+      s.stopQuietly();
+      throw new UncheckedIOException("cannot listen on port " + c.port(),
+          e instanceof IOException io ? io : new IOException(e));
     }
-    AtomicInteger n = new AtomicInteger();
-    ThreadPoolExecutor workers = new ThreadPoolExecutor(256, 256, 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(4_096), r -> {
-          Thread t = new Thread(r, "pointsman-http-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
-    workers.allowCoreThreadTimeOut(true);
-    http.setExecutor(workers);
-    FacadeServer s = new FacadeServer(facade, http, workers);
-    http.createContext("/v1/chat/completions", s::chat);
-    http.createContext("/v1/models", s::models);
-    http.createContext("/metrics", s::metrics);
-    http.createContext("/healthz", s::health);
-    http.createContext("/admin/", s::admin);
-    http.createContext("/", ex -> s.guard(ex, "other",
-        () -> s.error(ex, "other", Status.NOT_FOUND, "not_found", "no such route: "
-            + ex.getRequestURI().getPath())));
-    http.start();
     if (c.portFile() != null) {
-      writePortFile(Path.of(c.portFile()), http.getAddress().getPort());
+      writePortFile(Path.of(c.portFile()), s.port());
     }
     return s;
   }
@@ -179,7 +284,7 @@ public final class FacadeServer implements AutoCloseable {
    * @return the port
    */
   public int port() {
-    return server.getAddress().getPort();
+    return connector.getLocalPort();
   }
 
   /**
@@ -200,12 +305,91 @@ public final class FacadeServer implements AutoCloseable {
     return facade;
   }
 
+  /**
+   * Returns the limits the server enforces.
+   *
+   * @return the limits
+   */
+  public ServerLimits limits() {
+    return limits;
+  }
+
+  // ---------------------------------------------------------------- routes
+
+  /** Exact routes: 404 for an unknown path, 405 with Allow for a known one's other methods. */
+  private final class Routes extends Handler.Abstract {
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+      Exchange ex = new Exchange(request, response, callback);
+      String path = request.getHttpURI().getPath();
+      String method = request.getMethod();
+      if (path == null) {
+        path = "/";
+      }
+      switch (path) {
+        case "/v1/chat/completions" -> {
+          if (allowed(ex, "chat", method, POST)) {
+            chat(ex);
+          }
+        }
+        case "/v1/models" -> {
+          if (allowed(ex, "models", method, GET)) {
+            guard(ex, "models", () -> models(ex, null));
+          }
+        }
+        case "/healthz" -> {
+          if (allowed(ex, "health", method, GET)) {
+            health(ex);
+          }
+        }
+        case "/metrics" -> {
+          if (allowed(ex, "metrics", method, GET)) {
+            guard(ex, "metrics", () -> metrics(ex));
+          }
+        }
+        default -> {
+          if (path.startsWith("/v1/models/") && path.length() > "/v1/models/".length()) {
+            String id = path.substring("/v1/models/".length());
+            if (allowed(ex, "models", method, GET)) {
+              guard(ex, "models", () -> models(ex, id));
+            }
+          } else if (path.startsWith("/admin/")) {
+            adminAsync(ex, path, method);
+          } else {
+            guard(ex, "other", () -> error(ex, "other", Status.NOT_FOUND, "not_found",
+                "no such route: " + ex.request.getHttpURI().getPath()));
+          }
+        }
+      }
+      return true;
+    }
+  }
+
+  /** Answers 405 with Allow unless the method is the route's. */
+  private boolean allowed(Exchange ex, String route, String method, String allow) {
+    if (allow.equals(method)) {
+      return true;
+    }
+    guard(ex, route, () -> {
+      ex.response.getHeaders().put(HttpHeader.ALLOW, allow);
+      json(ex, route, 405, Json.writeBytes(errorBody("method_not_allowed",
+          "method_not_allowed", "use " + allow + " on " + ex.request.getHttpURI().getPath())));
+    });
+    return false;
+  }
+
   // ---------------------------------------------------------------- chat completions
 
-  private void chat(HttpExchange ex) throws IOException {
-    guard(ex, "chat", () -> {
-      if (!"POST".equals(ex.getRequestMethod())) {
-        error(ex, "chat", Status.NOT_FOUND, "method_not_allowed", "use POST");
+  /**
+   * Checks the key from the headers, then reads the body without holding a thread, then runs
+   * the call on its deployment's bulkhead.
+   */
+  private void chat(Exchange ex) {
+    inFlight.incrementAndGet();
+    boolean async = false;
+    try {
+      if (closed) {
+        error(ex, "chat", Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting down");
         return;
       }
       String key = bearer(ex);
@@ -214,41 +398,196 @@ public final class FacadeServer implements AutoCloseable {
             "missing Authorization: Bearer <virtual key>");
         return;
       }
-      byte[] body = readBody(ex);
-      if (body == null) {
-        error(ex, "chat", Status.BAD_REQUEST, "request_too_large",
-            "the request body exceeds " + MAX_BODY_BYTES + " bytes");
+      // Before any byte of the body: a refused key costs the server a header's worth.
+      facade.authenticate(key);
+      long length = ex.request.getLength();
+      if (length > MAX_BODY_BYTES) {
+        tooLarge(ex);
         return;
       }
-      ChatRequest request = Json.readRequest(body);
-      facade.checkCapabilities(request);
       CallOptions options = options(ex, key);
-      if (Boolean.TRUE.equals(request.stream())) {
-        stream(ex, request, options);
-      } else {
-        ChatResult result = facade.gateway().chat(request, options);
-        Headers h = ex.getResponseHeaders();
-        resultHeaders(h, result);
-        h.set("Content-Type", "application/json");
-        byte[] out = Json.writeBytes(result.response());
-        ex.sendResponseHeaders(200, out.length);
-        try (OutputStream os = ex.getResponseBody()) {
-          os.write(out);
+      AtomicBoolean decided = new AtomicBoolean();
+      ScheduledFuture<?> deadline = timers.schedule(() -> {
+        if (decided.compareAndSet(false, true)) {
+          ex.response.getHeaders().put(HttpHeader.CONNECTION, "close");
+          finishQuietly(ex, "chat", Status.UNAVAILABLE, 408, "request_timeout",
+              "the request body did not arrive within " + limits.bodyTimeout().toSeconds()
+                  + " s");
+          exchangeEnded();
         }
-        count("chat", 200);
+      }, limits.bodyTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      async = true;
+      Content.Source.asByteArrayAsync(ex.request, MAX_BODY_BYTES, Promise.Invocable.from(
+          Invocable.InvocationType.BLOCKING, (byte[] body, Throwable err) -> {
+        deadline.cancel(false);
+        if (!decided.compareAndSet(false, true)) {
+          return;
+        }
+        if (err != null) {
+          Throwable cause = err instanceof CompletionException && err.getCause() != null
+              ? err.getCause() : err;
+          if (cause instanceof IllegalArgumentException) {
+            tooLargeQuietly(ex);
+          } else {
+            // The client went away while sending its body: nothing was called.
+            count("chat", CLIENT_CLOSED);
+            ex.fail(cause);
+          }
+          exchangeEnded();
+          return;
+        }
+        dispatch(ex, body, options);
+      }));
+    } catch (PointsmanException e) {
+      refused(ex, "chat", e);
+    } catch (IOException | RuntimeException e) {
+      unexpected(ex, "chat", e);
+    } finally {
+      if (!async) {
+        ex.complete();
+        exchangeEnded();
       }
-    });
+    }
   }
 
-  private CallOptions options(HttpExchange ex, String key) {
-    Headers in = ex.getRequestHeaders();
+  private void tooLarge(Exchange ex) throws IOException {
+    ex.response.getHeaders().put(HttpHeader.CONNECTION, "close");
+    json(ex, "chat", 413, Json.writeBytes(errorBody("invalid_request_error",
+        "request_too_large", "the request body exceeds " + MAX_BODY_BYTES + " bytes")));
+  }
+
+  private void tooLargeQuietly(Exchange ex) {
+    try {
+      tooLarge(ex);
+    } catch (IOException | RuntimeException e) {
+      count("chat", CLIENT_CLOSED);
+    } finally {
+      ex.complete();
+    }
+  }
+
+  /** Parses the body and hands the call to its deployment's bulkhead (on a server thread). */
+  private void dispatch(Exchange ex, byte[] body, CallOptions options) {
+    Semaphore bulkhead = null;
+    boolean handedOver = false;
+    try {
+      ChatRequest request = Json.readRequest(body);
+      facade.checkCapabilities(request);
+      String deployment = deploymentOf(request.model());
+      bulkhead = bulkheads.computeIfAbsent(deployment,
+          d -> new Semaphore(limits.deploymentConcurrency()));
+      if (!bulkhead.tryAcquire()) {
+        bulkhead = null;
+        ex.response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+        error(ex, "chat", Status.UNAVAILABLE, "deployment_busy", "the deployment of "
+            + Json.quoteForMessage(request.model()) + " already has "
+            + limits.deploymentConcurrency() + " calls in flight; retry shortly");
+        return;
+      }
+      Semaphore held = bulkhead;
+      calls.execute(() -> {
+        try {
+          call(ex, request, options);
+        } finally {
+          held.release();
+        }
+      });
+      handedOver = true;
+    } catch (RejectedExecutionException e) {
+      errorQuietly(ex, "chat", Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting down");
+    } catch (PointsmanException e) {
+      refused(ex, "chat", e);
+    } catch (IOException | RuntimeException e) {
+      unexpected(ex, "chat", e);
+    } finally {
+      if (!handedOver) {
+        if (bulkhead != null) {
+          bulkhead.release();
+        }
+        ex.complete();
+        exchangeEnded();
+      }
+    }
+  }
+
+  /** The bulkhead of a model: its deployment (one per model in the facade). */
+  private String deploymentOf(String model) {
+    ModelSpec spec = facade.models().find(model);
+    return spec == null ? UNROUTED : spec.name();
+  }
+
+  /** Runs one call on a call thread, with the client's connection watched. */
+  private void call(Exchange ex, ChatRequest request, CallOptions options) {
+    Watch watch = watch(ex);
+    try {
+      if (Boolean.TRUE.equals(request.stream())) {
+        stream(ex, request, options, watch);
+      } else {
+        ChatResult result = facade.gateway().chat(request, options);
+        // Before the answer goes out: once it has, the client may send its next request, whose
+        // first byte the watch must not read.
+        watch.stop();
+        if (watch.gone) {
+          count("chat", CLIENT_CLOSED);
+          ex.fail(new IOException("the client closed the connection"));
+          return;
+        }
+        HttpFields.Mutable h = ex.response.getHeaders();
+        resultHeaders(h, result);
+        if (watch.pipelined) {
+          h.put(HttpHeader.CONNECTION, "close");
+        }
+        json(ex, "chat", 200, Json.writeBytes(result.response()));
+      }
+    } catch (PointsmanException e) {
+      watch.stop();
+      if (watch.gone) {
+        count("chat", CLIENT_CLOSED);
+        ex.fail(e);
+      } else {
+        if (watch.pipelined) {
+          ex.response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
+        refused(ex, "chat", e);
+      }
+    } catch (UncheckedIOException | IOException e) {
+      watch.stop();
+      count("chat", CLIENT_CLOSED);
+      ex.fail(e);
+    } catch (RuntimeException e) {
+      watch.stop();
+      if (watch.gone) {
+        count("chat", CLIENT_CLOSED);
+        ex.fail(e);
+      } else {
+        unexpected(ex, "chat", e);
+      }
+    } finally {
+      watch.end();
+      ex.complete();
+      exchangeEnded();
+    }
+  }
+
+  private CallOptions options(Exchange ex, String key) {
+    HttpFields in = ex.request.getHeaders();
     CallOptions.Builder b = CallOptions.builder(key).requestId(requestId(ex));
-    CacheControl cache = FacadeRequests.cacheControl(in.getFirst("X-Cache-Control"),
-        in.getFirst("Cache-Control"));
+    CacheControl cache = FacadeRequests.cacheControl(in.get("X-Cache-Control"),
+        in.get("Cache-Control"));
     if (cache != null) {
       b.cacheControl(cache);
     }
     return b.build();
+  }
+
+  /** The exchange's request id: the client's {@code X-Request-Id} when well-formed. */
+  private static String requestId(Exchange ex) {
+    Object id = ex.request.getAttribute(REQUEST_ID_ATTRIBUTE);
+    if (id == null) {
+      id = FacadeRequests.requestId(ex.request.getHeaders().get("X-Request-Id"));
+      ex.request.setAttribute(REQUEST_ID_ATTRIBUTE, id);
+    }
+    return (String) id;
   }
 
   /**
@@ -257,16 +596,16 @@ public final class FacadeServer implements AutoCloseable {
    * if the other did not end the stream first.
    */
   private static final class LiveStream {
-    final OutputStream os;
+    final Exchange ex;
     volatile StreamControl control;
     /** Whether the response headers were sent (an SSE event can then still be written). */
     volatile boolean started;
-    /** Set by the shutdown: the stream outlived the drain window and is being cancelled. */
+    /** Set by the shutdown or the watch: the stream is being cancelled. */
     volatile boolean cut;
     private boolean ended;
 
-    LiveStream(OutputStream os) {
-      this.os = os;
+    LiveStream(Exchange ex) {
+      this.ex = ex;
     }
 
     synchronized boolean end() {
@@ -282,21 +621,20 @@ public final class FacadeServer implements AutoCloseable {
     }
   }
 
-  private void stream(HttpExchange ex, ChatRequest request, CallOptions options)
+  private void stream(Exchange ex, ChatRequest request, CallOptions options, Watch watch)
       throws IOException {
-    Headers h = ex.getResponseHeaders();
-    boolean[] started = {false};
-    ChatChunk[] usageChunk = {null};
-    OutputStream os = ex.getResponseBody();
-    LiveStream live = new LiveStream(os);
+    HttpFields.Mutable h = ex.response.getHeaders();
+    LiveStream live = new LiveStream(ex);
+    watch.live = live;
     streams.add(live);
+    ChatChunk[] usageChunk = {null};
     ChatResult result;
     try {
       result = facade.gateway().stream(request, options, new StreamObserver() {
         @Override
         public void onStart(StreamControl control) {
           live.control = control;
-          if (live.cut) {
+          if (live.cut || watch.gone) {
             control.cancel();
           }
         }
@@ -304,8 +642,8 @@ public final class FacadeServer implements AutoCloseable {
         @Override
         public void onChunk(ChatChunk chunk) {
           synchronized (live) {
-            if (live.ended()) {
-              // The shutdown ended this stream for a silent upstream; stop here, accounted.
+            if (live.ended() || watch.gone) {
+              // The shutdown ended this stream, or the client left: stop here, accounted.
               live.control.cancel();
               return;
             }
@@ -315,69 +653,80 @@ public final class FacadeServer implements AutoCloseable {
               return;
             }
             try {
-              if (!started[0]) {
-                h.set("Content-Type", "text/event-stream");
-                h.set("Cache-Control", "no-cache");
-                h.set("x-request-id", options.requestId());
-                ex.sendResponseHeaders(200, 0);
-                started[0] = true;
+              if (!live.started) {
+                h.put(HttpHeader.CONTENT_TYPE, "text/event-stream");
+                h.put(HttpHeader.CACHE_CONTROL, "no-cache");
+                h.put("x-request-id", options.requestId());
+                ex.response.setStatus(200);
                 live.started = true;
               }
-              os.write(frame(chunk));
-              os.flush();
+              // Blocks until the client took the bytes: a slow reader slows its own upstream.
+              ex.write(false, frame(chunk));
             } catch (IOException e) {
-              // The client went away: throwing cancels the stream; the call is still accounted.
-              throw new UncheckedIOException("the client closed the stream", e);
+              // The client went away: the stream is cancelled (accounted as cancelled), not
+              // failed by its observer.
+              watch.clientGone();
+              live.control.cancel();
             }
           }
         }
       });
     } catch (PointsmanException e) {
       streams.remove(live);
-      if (!started[0]) {
+      if (!live.started) {
         throw e;
       }
+      watch.stop();
       // Output already reached the client: end the stream with an error event, then abort the
-      // response (no terminating chunk), so that every client reports an error.
-      count("chat", e.status().httpStatus());
+      // response (no terminating chunk, no [DONE]), so that every client reports an error.
+      count("chat", watch.gone ? CLIENT_CLOSED : e.status().httpStatus());
       if (live.end()) {
-        writeQuietly(os, ErrorAnswer.of(e, options.requestId()).streamEvent());
-        throw new AbortedResponse(os);
+        writeQuietly(ex, false, ErrorAnswer.of(e, options.requestId()).streamEvent());
+        ex.fail(new IOException("the stream failed after its first chunk: " + e.rule()));
       }
       return;
     } catch (UncheckedIOException e) {
       streams.remove(live);
-      count("chat", 499);
-      closeQuietly(os);
+      count("chat", CLIENT_CLOSED);
+      ex.fail(e);
       return;
     }
     streams.remove(live);
+    watch.stop();
+    if (watch.pipelined) {
+      h.put(HttpHeader.CONNECTION, "close");
+    }
     if (!live.end()) {
       // The shutdown already wrote this stream's error event and closed it.
       count("chat", Status.UNAVAILABLE.httpStatus());
       return;
     }
-    if (live.cut && result.outcome() == UsageOutcome.CANCELLED) {
-      cutByShutdown(ex, h, os, started[0], result);
+    if (watch.gone) {
+      // Cancelled because the client left: accounted as cancelled, nobody to tell.
+      count("chat", CLIENT_CLOSED);
+      ex.fail(new IOException("the client closed the stream"));
       return;
     }
-    if (!started[0]) {
+    if (live.cut && result.outcome() == UsageOutcome.CANCELLED) {
+      cutByShutdown(ex, h, live.started, result);
+      return;
+    }
+    if (!live.started) {
       // No chunk at all (an empty answer): the headers can still carry everything.
       resultHeaders(h, result);
-      h.set("Content-Type", "text/event-stream");
-      ex.sendResponseHeaders(200, 0);
+      h.put(HttpHeader.CONTENT_TYPE, "text/event-stream");
+      ex.response.setStatus(200);
     }
     try {
       if (usageChunk[0] != null) {
-        os.write(frame(StreamCost.withCost(usageChunk[0], result)));
+        ex.write(false, frame(StreamCost.withCost(usageChunk[0], result)));
       }
-      os.write(costComment(result));
-      os.write(DONE);
-      os.close();
+      ex.write(false, costComment(result));
+      ex.write(true, DONE);
       count("chat", 200);
     } catch (IOException e) {
-      count("chat", 499);
-      closeQuietly(os);
+      count("chat", CLIENT_CLOSED);
+      ex.fail(e);
     }
   }
 
@@ -386,7 +735,7 @@ public final class FacadeServer implements AutoCloseable {
    * accounted (cancelled, charged for what was streamed); the client gets the cost comment and
    * an error event instead of {@code [DONE]}, or a 503 if nothing was sent yet.
    */
-  private void cutByShutdown(HttpExchange ex, Headers h, OutputStream os, boolean started,
+  private void cutByShutdown(Exchange ex, HttpFields.Mutable h, boolean started,
       ChatResult result) throws IOException {
     String message = "the server is shutting down: the stream outlived the drain window ("
         + facade.config().drainSeconds() + " s) and was cancelled; it is accounted as"
@@ -397,9 +746,8 @@ public final class FacadeServer implements AutoCloseable {
       return;
     }
     count("chat", Status.UNAVAILABLE.httpStatus());
-    writeQuietly(os, costComment(result));
-    writeQuietly(os, errorEvent(Status.UNAVAILABLE, SHUTTING_DOWN, message));
-    closeQuietly(os);
+    writeQuietly(ex, false, costComment(result));
+    writeQuietly(ex, true, errorEvent(Status.UNAVAILABLE, SHUTTING_DOWN, message));
   }
 
   private static byte[] costComment(ChatResult result) {
@@ -422,55 +770,198 @@ public final class FacadeServer implements AutoCloseable {
     return out;
   }
 
-  private static void resultHeaders(Headers h, ChatResult r) {
-    h.set("x-request-id", r.requestId());
-    h.set("x-pointsman-event-id", r.eventId());
-    h.set("x-pointsman-cache", r.cacheStatus().label());
-    h.set("x-pointsman-cost-micros", Long.toString(r.costMicros()));
-    h.set("x-pointsman-cost-estimated", Boolean.toString(r.costEstimated()));
-    h.set("x-pointsman-attempts", Integer.toString(r.attempts()));
+  private static void resultHeaders(HttpFields.Mutable h, ChatResult r) {
+    h.put("x-request-id", r.requestId());
+    h.put("x-pointsman-event-id", r.eventId());
+    h.put("x-pointsman-cache", r.cacheStatus().label());
+    h.put("x-pointsman-cost-micros", Long.toString(r.costMicros()));
+    h.put("x-pointsman-cost-estimated", Boolean.toString(r.costEstimated()));
+    h.put("x-pointsman-attempts", Integer.toString(r.attempts()));
     if (r.deploymentId() != null) {
-      h.set("x-pointsman-deployment", r.deploymentId());
+      h.put("x-pointsman-deployment", r.deploymentId());
     }
     if (r.remaining() != null) {
       for (LimitRemaining l : r.remaining()) {
         String name = HEADER_NAME.matcher(l.rule().toLowerCase(Locale.ROOT)).replaceAll("-");
-        h.set("x-ratelimit-limit-" + name, Long.toString(l.limit()));
-        h.set("x-ratelimit-remaining-" + name, Long.toString(l.remaining()));
+        h.put("x-ratelimit-limit-" + name, Long.toString(l.limit()));
+        h.put("x-ratelimit-remaining-" + name, Long.toString(l.remaining()));
         if (l.resetsAt() != null) {
-          h.set("x-ratelimit-reset-" + name, l.resetsAt().toString());
+          h.put("x-ratelimit-reset-" + name, l.resetsAt().toString());
         }
       }
+    }
+  }
+
+  // ---------------------------------------------------------------- client watch
+
+  /**
+   * A running call's connection, watched for its client leaving. HTTP/1.1: the socket is read
+   * (it holds nothing else while the call runs) and end-of-stream means the client closed it.
+   * HTTP/2: the stream's reset fails the request.
+   */
+  private final class Watch {
+    private final Thread worker;
+    private final SocketChannel channel;
+    volatile LiveStream live;
+    volatile boolean gone;
+    volatile boolean pipelined;
+    private boolean active = true;
+
+    Watch(Thread worker, SocketChannel channel) {
+      this.worker = worker;
+      this.channel = channel;
+    }
+
+    /** The client left: cancel the stream, or interrupt the waiting call. */
+    void clientGone() {
+      synchronized (this) {
+        if (!active || gone || stopping) {
+          return;
+        }
+        gone = true;
+        LiveStream s = live;
+        StreamControl c = s == null ? null : s.control;
+        if (c == null) {
+          // A plain call, or a stream before its first chunk, waits in the gateway, which
+          // reads an interrupt as the caller cancelling.
+          worker.interrupt();
+        } else {
+          // Ends the stream at its next chunk, accounted as cancelled; an upstream that sends
+          // none soon is not waited for.
+          c.cancel();
+          timers.schedule(this::interruptIfRunning, SILENT_MILLIS, TimeUnit.MILLISECONDS);
+        }
+      }
+      LOG.debug("the client left a running call: cancelling it");
+    }
+
+    synchronized void interruptIfRunning() {
+      if (active) {
+        worker.interrupt();
+      }
+    }
+
+    /** Stops watching; no read of the socket happens after this returns. */
+    void stop() {
+      watched.remove(this);
+      synchronized (this) {
+        active = false;
+      }
+    }
+
+    /** Reads the socket once, unless stopped; under the watch's lock, so stop() waits. */
+    synchronized void poll(ByteBuffer one) {
+      if (!active) {
+        return;
+      }
+      try {
+        one.clear();
+        int n = channel.read(one);
+        if (n < 0) {
+          watched.remove(this);
+          clientGone();
+        } else if (n > 0) {
+          // A pipelined request: it cannot be handed back, so this connection ends after the
+          // running call's response.
+          watched.remove(this);
+          pipelined = true;
+        }
+      } catch (IOException | RuntimeException e) {
+        watched.remove(this);
+        clientGone();
+      }
+    }
+
+    void end() {
+      stop();
+      // An interrupt meant for this call must not reach the next one on this thread.
+      Thread.interrupted();
+    }
+  }
+
+  private Watch watch(Exchange ex) {
+    EndPoint endPoint = ex.request.getConnectionMetaData().getConnection().getEndPoint();
+    Object transport = endPoint.getTransport();
+    boolean h2 = ex.request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_2;
+    Watch w = new Watch(Thread.currentThread(),
+        !h2 && transport instanceof SocketChannel sc ? sc : null);
+    // A call that is slow on the server's side (a provider, a counters' rebuild) is not the
+    // client's idleness: the idle timeout does not end it.
+    ex.request.addIdleTimeoutListener(t -> false);
+    if (w.channel != null) {
+      watched.add(w);
+    } else {
+      // HTTP/2: a reset stream fails the request.
+      ex.request.addFailureListener(t -> w.clientGone());
+    }
+    return w;
+  }
+
+  /** Looks at every watched HTTP/1.1 connection once. */
+  private void watchClients() {
+    ByteBuffer one = ByteBuffer.allocate(1);
+    for (Watch w : watched) {
+      w.poll(one);
+    }
+  }
+
+  /** Closes a connection that has not delivered its first request's headers in time. */
+  private final class HeaderTimeout implements Connection.Listener {
+    @Override
+    public void onOpened(Connection connection) {
+      timers.schedule(() -> {
+        if (connection.getMessagesIn() == 0 && connection.getEndPoint().isOpen()) {
+          LOG.debug("closing a connection that sent no complete request header in {}",
+              limits.headerTimeout());
+          connection.getEndPoint().close();
+        }
+      }, limits.headerTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void onClosed(Connection connection) {
+      // Nothing held per connection.
     }
   }
 
   // ---------------------------------------------------------------- models
 
-  private void models(HttpExchange ex) throws IOException {
-    guard(ex, "models", () -> {
-      String key = bearer(ex);
-      if (key == null) {
-        error(ex, "models", Status.UNAUTHORIZED, "invalid_api_key",
-            "missing Authorization: Bearer <virtual key>");
+  private void models(Exchange ex, String id) throws IOException {
+    String key = bearer(ex);
+    if (key == null) {
+      error(ex, "models", Status.UNAUTHORIZED, "invalid_api_key",
+          "missing Authorization: Bearer <virtual key>");
+      return;
+    }
+    Identity identity = facade.authenticate(key);
+    if (id != null) {
+      ModelSpec m = facade.models().find(id);
+      if (m == null || !identity.allows(m.name(), Set.copyOf(m.aliases()))) {
+        error(ex, "models", Status.NOT_FOUND, "model_not_found", "the model "
+            + Json.quoteForMessage(id) + " does not exist or this key may not use it");
         return;
       }
-      io.pointsman.spi.Identity identity = facade.authenticate(key);
-      ObjectNode list = Json.mapper().createObjectNode().put("object", "list");
-      ArrayNode data = list.putArray("data");
-      for (ModelSpec m : facade.models().models()) {
-        if (!identity.allows(m.name(), java.util.Set.copyOf(m.aliases()))) {
-          continue;
-        }
-        data.addObject().put("id", m.name()).put("object", "model").put("created", 0)
-            .put("owned_by", "pointsman");
+      json(ex, "models", 200, Json.writeBytes(modelJson(m, id)));
+      return;
+    }
+    ObjectNode list = Json.mapper().createObjectNode().put("object", "list");
+    ArrayNode data = list.putArray("data");
+    for (ModelSpec m : facade.models().models()) {
+      if (identity.allows(m.name(), Set.copyOf(m.aliases()))) {
+        data.add(modelJson(m, m.name()));
       }
-      json(ex, "models", 200, Json.writeBytes(list));
-    });
+    }
+    json(ex, "models", 200, Json.writeBytes(list));
+  }
+
+  private static ObjectNode modelJson(ModelSpec m, String id) {
+    return Json.mapper().createObjectNode().put("id", id).put("object", "model")
+        .put("created", 0).put("owned_by", "pointsman");
   }
 
   // ---------------------------------------------------------------- metrics and health
 
-  private void health(HttpExchange ex) throws IOException {
+  private void health(Exchange ex) {
     // Read from the background checks' last results: never waits on a component.
     inFlight.incrementAndGet();
     try {
@@ -497,121 +988,142 @@ public final class FacadeServer implements AutoCloseable {
       }
       json(ex, "health", ok ? 200 : 503, Json.writeBytes(out));
     } catch (IOException | RuntimeException e) {
-      count("health", 499);
+      count("health", CLIENT_CLOSED);
     } finally {
-      ex.close();
+      ex.complete();
       exchangeEnded();
     }
   }
 
-  private void metrics(HttpExchange ex) throws IOException {
-    guard(ex, "metrics", () -> {
-      byte[] text = PrometheusText.render(facade, requests).getBytes(StandardCharsets.UTF_8);
-      ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-      ex.sendResponseHeaders(200, text.length);
-      try (OutputStream os = ex.getResponseBody()) {
-        os.write(text);
-      }
-      count("metrics", 200);
-    });
+  private void metrics(Exchange ex) throws IOException {
+    byte[] text = PrometheusText.render(facade, requests).getBytes(StandardCharsets.UTF_8);
+    ex.response.getHeaders().put(HttpHeader.CONTENT_TYPE,
+        "text/plain; version=0.0.4; charset=utf-8");
+    ex.response.setStatus(200);
+    ex.write(true, text);
+    count("metrics", 200);
   }
 
   // ---------------------------------------------------------------- admin
 
-  private void admin(HttpExchange ex) throws IOException {
-    guard(ex, "admin", () -> {
-      String token = facade.config().adminToken();
-      String presented = bearer(ex);
-      if (token == null || presented == null || !MessageDigest.isEqual(
-          token.getBytes(StandardCharsets.UTF_8), presented.getBytes(StandardCharsets.UTF_8))) {
-        error(ex, "admin", Status.UNAUTHORIZED, "invalid_admin_token",
-            token == null ? "the admin endpoints are disabled (no admin token configured)"
-                : "a valid admin token is required");
-        return;
-      }
-      String path = ex.getRequestURI().getPath();
-      String method = ex.getRequestMethod();
-      if ("GET".equals(method) && "/admin/budgets".equals(path)) {
-        ObjectNode out = Json.mapper().createObjectNode();
-        for (Map.Entry<String, BudgetState> e : facade.limiter().budgets().entrySet()) {
-          out.putObject(e.getKey()).put("limitMicros", e.getValue().limitMicros())
-              .put("spentMicros", e.getValue().spentMicros())
-              .put("heldMicros", e.getValue().heldMicros());
-        }
-        json(ex, "admin", 200, Json.writeBytes(out));
-        return;
-      }
-      if ("GET".equals(method) && "/admin/quarantine".equals(path)) {
-        ArrayNode items = Json.mapper().createArrayNode();
-        for (QuarantinedItem q : facade.settlement().quarantined()) {
-          items.addObject().put("quarantineId", q.quarantineId()).put("kind", q.kind().name())
-              .put("eventId", q.eventId()).put("reasonKind", q.reasonKind().name())
-              .put("reason", q.reason()).put("sqlState", q.sqlState())
-              .put("heldMicros", q.heldMicros())
-              .put("quarantinedAt", String.valueOf(q.quarantinedAt()))
-              .put("lastTriedAt", String.valueOf(q.lastTriedAt())).put("tries", q.tries());
-        }
-        ObjectNode out = Json.mapper().createObjectNode();
-        out.set("items", items);
-        json(ex, "admin", 200, Json.writeBytes(out));
-        return;
-      }
-      if ("POST".equals(method) && "/admin/quarantine/redrive".equals(path)) {
-        RedriveReport r = facade.settlement().redriveQuarantined();
-        ObjectNode out = Json.mapper().createObjectNode();
-        ArrayNode done = out.putArray("redriven");
-        r.redriven().forEach(done::add);
-        ArrayNode still = out.putArray("stillQuarantined");
-        r.stillQuarantined().forEach(still::add);
-        json(ex, "admin", 200, Json.writeBytes(out));
-        return;
-      }
-      if ("POST".equals(method) && "/admin/holds/reconcile".equals(path)) {
-        int left = facade.reconcileHolds();
-        json(ex, "admin", 200, ("{\"unresolved\":" + left + "}")
-            .getBytes(StandardCharsets.UTF_8));
-        return;
-      }
-      if (path.startsWith("/admin/holds/")) {
-        String rest = path.substring("/admin/holds/".length());
-        if ("GET".equals(method) && !rest.contains("/")) {
-          Optional<Hold> hold = facade.settlement().hold(rest);
-          if (hold.isEmpty()) {
-            error(ex, "admin", Status.NOT_FOUND, "hold_not_found", "no hold for " + rest);
-          } else {
-            json(ex, "admin", 200, Json.writeBytes(holdJson(hold.get())));
-          }
-          return;
-        }
-        if ("POST".equals(method) && rest.endsWith("/attest")) {
-          String eventId = rest.substring(0, rest.length() - "/attest".length());
-          byte[] body = readBody(ex);
-          JsonNode a = body == null ? null : Json.mapper().readTree(body);
-          if (a == null || !a.path("costMicros").canConvertToLong()
-              || !a.path("epoch").canConvertToLong() || !a.path("evidence").isTextual()) {
-            error(ex, "admin", Status.BAD_REQUEST, "invalid_attestation",
-                "an attestation needs costMicros, epoch and evidence");
-            return;
-          }
-          Usage usage = a.has("promptTokens") ? Usage.of(a.path("promptTokens").asLong(),
-              a.path("completionTokens").asLong()) : null;
-          HoldDecision d;
-          try {
-            d = facade.attest(eventId, usage, a.path("costMicros").asLong(),
-                a.path("evidence").asText(), a.path("epoch").asLong());
-          } catch (IllegalArgumentException e) {
-            error(ex, "admin", Status.BAD_REQUEST, "invalid_attestation", e.getMessage());
-            return;
-          }
-          ObjectNode out = Json.mapper().createObjectNode().put("verdict", d.verdict().name())
-              .put("eventId", d.eventId()).put("epoch", d.epoch()).put("message", d.message());
-          json(ex, "admin", d.accepted() ? 200 : 409, Json.writeBytes(out));
+  /** Admin requests may wait on PostgreSQL: they run on their own small pool. */
+  private void adminAsync(Exchange ex, String path, String method) {
+    try {
+      admin.execute(() -> guard(ex, "admin", () -> admin(ex, path, method)));
+    } catch (RejectedExecutionException e) {
+      guard(ex, "admin", () -> error(ex, "admin", Status.UNAVAILABLE, "admin_busy",
+          "too many admin requests in flight"));
+    }
+  }
+
+  private void admin(Exchange ex, String path, String method) throws IOException {
+    String token = facade.config().adminToken();
+    String presented = bearer(ex);
+    if (token == null || presented == null || !MessageDigest.isEqual(
+        token.getBytes(StandardCharsets.UTF_8), presented.getBytes(StandardCharsets.UTF_8))) {
+      error(ex, "admin", Status.UNAUTHORIZED, "invalid_admin_token",
+          token == null ? "the admin endpoints are disabled (no admin token configured)"
+              : "a valid admin token is required");
+      return;
+    }
+    String allow;
+    switch (path) {
+      case "/admin/budgets", "/admin/quarantine" -> allow = GET;
+      case "/admin/quarantine/redrive", "/admin/holds/reconcile" -> allow = POST;
+      default -> {
+        String rest = path.startsWith("/admin/holds/") ? path.substring("/admin/holds/"
+            .length()) : "";
+        if (rest.endsWith("/attest") && rest.length() > "/attest".length()
+            && rest.indexOf('/') == rest.length() - "/attest".length()) {
+          allow = POST;
+        } else if (!rest.isEmpty() && !rest.contains("/")) {
+          allow = GET;
+        } else {
+          error(ex, "admin", Status.NOT_FOUND, "not_found", "no such admin route: " + method
+              + " " + path);
           return;
         }
       }
-      error(ex, "admin", Status.NOT_FOUND, "not_found", "no such admin route: " + method + " "
-          + path);
-    });
+    }
+    if (!allow.equals(method)) {
+      ex.response.getHeaders().put(HttpHeader.ALLOW, allow);
+      json(ex, "admin", 405, Json.writeBytes(errorBody("method_not_allowed",
+          "method_not_allowed", "use " + allow + " on " + path)));
+      return;
+    }
+    if ("/admin/budgets".equals(path)) {
+      ObjectNode out = Json.mapper().createObjectNode();
+      for (Map.Entry<String, BudgetState> e : facade.limiter().budgets().entrySet()) {
+        out.putObject(e.getKey()).put("limitMicros", e.getValue().limitMicros())
+            .put("spentMicros", e.getValue().spentMicros())
+            .put("heldMicros", e.getValue().heldMicros());
+      }
+      json(ex, "admin", 200, Json.writeBytes(out));
+      return;
+    }
+    if ("/admin/quarantine".equals(path)) {
+      ArrayNode items = Json.mapper().createArrayNode();
+      for (QuarantinedItem q : facade.settlement().quarantined()) {
+        items.addObject().put("quarantineId", q.quarantineId()).put("kind", q.kind().name())
+            .put("eventId", q.eventId()).put("reasonKind", q.reasonKind().name())
+            .put("reason", q.reason()).put("sqlState", q.sqlState())
+            .put("heldMicros", q.heldMicros())
+            .put("quarantinedAt", String.valueOf(q.quarantinedAt()))
+            .put("lastTriedAt", String.valueOf(q.lastTriedAt())).put("tries", q.tries());
+      }
+      ObjectNode out = Json.mapper().createObjectNode();
+      out.set("items", items);
+      json(ex, "admin", 200, Json.writeBytes(out));
+      return;
+    }
+    if ("/admin/quarantine/redrive".equals(path)) {
+      RedriveReport r = facade.settlement().redriveQuarantined();
+      ObjectNode out = Json.mapper().createObjectNode();
+      ArrayNode done = out.putArray("redriven");
+      r.redriven().forEach(done::add);
+      ArrayNode still = out.putArray("stillQuarantined");
+      r.stillQuarantined().forEach(still::add);
+      json(ex, "admin", 200, Json.writeBytes(out));
+      return;
+    }
+    if ("/admin/holds/reconcile".equals(path)) {
+      int left = facade.reconcileHolds();
+      json(ex, "admin", 200, ("{\"unresolved\":" + left + "}")
+          .getBytes(StandardCharsets.UTF_8));
+      return;
+    }
+    String rest = path.substring("/admin/holds/".length());
+    if (GET.equals(method)) {
+      Optional<Hold> hold = facade.settlement().hold(rest);
+      if (hold.isEmpty()) {
+        error(ex, "admin", Status.NOT_FOUND, "hold_not_found", "no hold for " + rest);
+      } else {
+        json(ex, "admin", 200, Json.writeBytes(holdJson(hold.get())));
+      }
+      return;
+    }
+    String eventId = rest.substring(0, rest.length() - "/attest".length());
+    byte[] body = readSmallBody(ex);
+    JsonNode a = body == null ? null : Json.mapper().readTree(body);
+    if (a == null || !a.path("costMicros").canConvertToLong()
+        || !a.path("epoch").canConvertToLong() || !a.path("evidence").isTextual()) {
+      error(ex, "admin", Status.BAD_REQUEST, "invalid_attestation",
+          "an attestation needs costMicros, epoch and evidence");
+      return;
+    }
+    Usage usage = a.has("promptTokens") ? Usage.of(a.path("promptTokens").asLong(),
+        a.path("completionTokens").asLong()) : null;
+    HoldDecision d;
+    try {
+      d = facade.attest(eventId, usage, a.path("costMicros").asLong(),
+          a.path("evidence").asText(), a.path("epoch").asLong());
+    } catch (IllegalArgumentException e) {
+      error(ex, "admin", Status.BAD_REQUEST, "invalid_attestation", e.getMessage());
+      return;
+    }
+    ObjectNode out = Json.mapper().createObjectNode().put("verdict", d.verdict().name())
+        .put("eventId", d.eventId()).put("epoch", d.epoch()).put("message", d.message());
+    json(ex, "admin", d.accepted() ? 200 : 409, Json.writeBytes(out));
   }
 
   private static ObjectNode holdJson(Hold h) {
@@ -622,17 +1134,72 @@ public final class FacadeServer implements AutoCloseable {
         .put("epoch", h.epoch()).put("holdUntil", String.valueOf(h.holdUntil()));
   }
 
+  /** The largest admin body read (an attestation is a few hundred bytes). */
+  private static final int MAX_ADMIN_BODY = 64 << 10;
+
+  /** Reads an admin body, or returns null when it exceeds {@link #MAX_ADMIN_BODY}. */
+  private static byte[] readSmallBody(Exchange ex) throws IOException {
+    try {
+      java.util.concurrent.CompletableFuture<byte[]> body =
+          new java.util.concurrent.CompletableFuture<>();
+      Content.Source.asByteArrayAsync(ex.request, MAX_ADMIN_BODY,
+          Promise.Invocable.toPromise(body));
+      return body.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while reading the body", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof IllegalArgumentException) {
+        return null;
+      }
+      throw new IOException("the body could not be read", e.getCause());
+    }
+  }
+
   // ---------------------------------------------------------------- plumbing
+
+  /** One request and its response; completed exactly once. */
+  private static final class Exchange {
+    final Request request;
+    final Response response;
+    private final Callback callback;
+    private final AtomicBoolean completed = new AtomicBoolean();
+
+    Exchange(Request request, Response response, Callback callback) {
+      this.request = request;
+      this.response = response;
+      this.callback = callback;
+    }
+
+    /** Writes and waits until the bytes are handed to the network (back-pressure). */
+    void write(boolean last, byte[] bytes) throws IOException {
+      try (Blocker.Callback cb = Blocker.callback()) {
+        response.write(last, ByteBuffer.wrap(bytes), cb);
+        cb.block();
+      }
+    }
+
+    void complete() {
+      if (completed.compareAndSet(false, true)) {
+        callback.succeeded();
+      }
+    }
+
+    void fail(Throwable cause) {
+      if (completed.compareAndSet(false, true)) {
+        callback.failed(cause);
+      }
+    }
+  }
 
   /** A handler body that may throw. */
   @FunctionalInterface
-  private interface Handler {
+  private interface Body {
     void handle() throws IOException;
   }
 
-  private void guard(HttpExchange ex, String route, Handler h) throws IOException {
+  private void guard(Exchange ex, String route, Body h) {
     inFlight.incrementAndGet();
-    boolean aborted = false;
     try {
       if (closed) {
         error(ex, route, Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting down");
@@ -640,24 +1207,32 @@ public final class FacadeServer implements AutoCloseable {
       }
       h.handle();
     } catch (PointsmanException e) {
-      answerQuietly(ex, route, ErrorAnswer.of(e, requestId(ex)));
-    } catch (AbortedResponse e) {
-      // Leaving the handler with the exchange open makes the server drop the connection
-      // without the terminating chunk.
-      aborted = true;
-      throw new IOException("response aborted after an error event", e);
-    } catch (UncheckedIOException e) {
-      count(route, 499);
+      refused(ex, route, e);
+    } catch (UncheckedIOException | IOException e) {
+      count(route, CLIENT_CLOSED);
+      ex.fail(e);
     } catch (RuntimeException e) {
-      LOG.error("unexpected failure on {}", route, e);
-      errorQuietly(ex, route, Status.INTERNAL, "internal_error", "internal error");
+      unexpected(ex, route, e);
     } finally {
-      if (!aborted) {
-        ex.close();
-      }
-      requestIds.remove(ex);
+      ex.complete();
       exchangeEnded();
     }
+  }
+
+  /** Answers a gateway's typed refusal. */
+  private void refused(Exchange ex, String route, PointsmanException e) {
+    try {
+      answer(ex, route, ErrorAnswer.of(e, requestId(ex)));
+    } catch (IOException | RuntimeException failure) {
+      // Headers were already sent or the client went away; nothing more can be said.
+      count(route, CLIENT_CLOSED);
+      ex.fail(failure);
+    }
+  }
+
+  private void unexpected(Exchange ex, String route, Exception e) {
+    LOG.error("unexpected failure on {}", route, e);
+    errorQuietly(ex, route, Status.INTERNAL, "internal_error", "internal error");
   }
 
   private void exchangeEnded() {
@@ -668,65 +1243,64 @@ public final class FacadeServer implements AutoCloseable {
     }
   }
 
-  private void errorQuietly(HttpExchange ex, String route, Status status, String code,
+  private void errorQuietly(Exchange ex, String route, Status status, String code,
       String message) {
     try {
       error(ex, route, status, code, message);
     } catch (IOException | RuntimeException e) {
       // Headers were already sent or the client went away; nothing more can be said.
-      count(route, 499);
+      count(route, CLIENT_CLOSED);
+      ex.fail(e);
     }
   }
 
-  private void error(HttpExchange ex, String route, Status status, String code, String message)
+  /** Sends an error with an HTTP status that {@link Status} has no constant for. */
+  private void finishQuietly(Exchange ex, String route, Status type, int httpStatus,
+      String code, String message) {
+    try {
+      json(ex, route, httpStatus, Json.writeBytes(errorBody(
+          type.name().toLowerCase(Locale.ROOT), code, message)));
+    } catch (IOException | RuntimeException e) {
+      count(route, CLIENT_CLOSED);
+      ex.fail(e);
+    } finally {
+      ex.complete();
+    }
+  }
+
+  private void error(Exchange ex, String route, Status status, String code, String message)
       throws IOException {
     answer(ex, route, ErrorAnswer.of(status, code, message, requestId(ex)));
   }
 
-  private void answerQuietly(HttpExchange ex, String route, ErrorAnswer a) {
-    try {
-      answer(ex, route, a);
-    } catch (IOException | RuntimeException e) {
-      // Headers were already sent or the client went away; nothing more can be said.
-      count(route, 499);
+  /** Writes an answer in OpenAI's error contract, with its headers. */
+  private void answer(Exchange ex, String route, ErrorAnswer a) throws IOException {
+    HttpFields.Mutable h = ex.response.getHeaders();
+    if (a.status() == Status.UNAUTHORIZED.httpStatus()) {
+      h.put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
     }
-  }
-
-  private void answer(HttpExchange ex, String route, ErrorAnswer a) throws IOException {
-    Headers h = ex.getResponseHeaders();
-    a.headers().forEach(h::set);
+    a.headers().forEach(h::put);
     json(ex, route, a.status(), a.body());
   }
 
-  /**
-   * The exchange's request id: the client's {@code X-Request-Id} when well-formed. Kept per
-   * exchange here (the JDK server's exchange attributes are its context's, shared by all).
-   */
-  private String requestId(HttpExchange ex) {
-    return requestIds.computeIfAbsent(ex,
-        e -> FacadeRequests.requestId(e.getRequestHeaders().getFirst("X-Request-Id")));
+  private static ObjectNode errorBody(Status status, String code, String message) {
+    return errorBody(status.name().toLowerCase(Locale.ROOT), code, message);
   }
 
-  /** Ends a handler whose response must be aborted rather than completed. */
-  private static final class AbortedResponse extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    AbortedResponse(OutputStream os) {
-      super("aborted", null, false, false);
-      try {
-        os.flush();
-      } catch (IOException e) {
-        // The client is gone; the abort follows anyway.
-      }
-    }
+  private static ObjectNode errorBody(String type, String code, String message) {
+    ObjectNode body = Json.mapper().createObjectNode();
+    body.putObject("error").put("message", message).put("type", type).put("code", code)
+        .putNull("param");
+    return body;
   }
 
-  private void json(HttpExchange ex, String route, int status, byte[] body) throws IOException {
-    ex.getResponseHeaders().set("Content-Type", "application/json");
-    ex.sendResponseHeaders(status, body.length);
-    try (OutputStream os = ex.getResponseBody()) {
-      os.write(body);
+  private void json(Exchange ex, String route, int status, byte[] body) throws IOException {
+    if (!ex.response.getHeaders().contains("x-request-id")) {
+      ex.response.getHeaders().put("x-request-id", requestId(ex));
     }
+    ex.response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+    ex.response.setStatus(status);
+    ex.write(true, body);
     count(route, status);
   }
 
@@ -734,8 +1308,9 @@ public final class FacadeServer implements AutoCloseable {
     requests.computeIfAbsent(route + "\u0000" + status, k -> new LongAdder()).increment();
   }
 
-  private static String bearer(HttpExchange ex) {
-    String auth = ex.getRequestHeaders().getFirst("Authorization");
+  private static String bearer(Exchange ex) {
+    HttpField f = ex.request.getHeaders().getField(HttpHeader.AUTHORIZATION);
+    String auth = f == null ? null : f.getValue();
     if (auth == null || !auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
       return null;
     }
@@ -743,35 +1318,15 @@ public final class FacadeServer implements AutoCloseable {
     return key.isEmpty() ? null : key;
   }
 
-  /** Reads the body, or returns null when it exceeds {@link #MAX_BODY_BYTES}. */
-  private static byte[] readBody(HttpExchange ex) throws IOException {
-    try (InputStream in = ex.getRequestBody()) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      byte[] buf = new byte[16 * 1024];
-      int n;
-      while ((n = in.read(buf)) > 0) {
-        if (out.size() + n > MAX_BODY_BYTES) {
-          return null;
-        }
-        out.write(buf, 0, n);
+  private static void writeQuietly(Exchange ex, boolean last, byte[] bytes) {
+    try {
+      ex.write(last, bytes);
+      if (last) {
+        ex.complete();
       }
-      return out.toByteArray();
-    }
-  }
-
-  private static void writeQuietly(OutputStream os, byte[] bytes) {
-    try {
-      os.write(bytes);
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       // The client is gone.
-    }
-  }
-
-  private static void closeQuietly(OutputStream os) {
-    try {
-      os.close();
-    } catch (IOException e) {
-      // The client is gone.
+      ex.fail(e);
     }
   }
 
@@ -807,20 +1362,31 @@ public final class FacadeServer implements AutoCloseable {
           LOG.warn("a stream's upstream sent nothing for {} after its cancellation; ending"
               + " the client's stream without its record", CANCEL_GRACE);
           // The handler is blocked in the provider: only this thread can tell the client.
-          liveOutput(s);
+          writeQuietly(s.ex, true, errorEvent(Status.UNAVAILABLE, SHUTTING_DOWN, "the server"
+              + " is shutting down and the upstream sent nothing after the stream was"
+              + " cancelled; the call is recorded as interrupted at the next start"));
         }
       }
     }
-    server.stop(0);
-    workers.shutdown();
+    stopQuietly();
     facade.close();
   }
 
-  private static void liveOutput(LiveStream s) {
-    writeQuietly(s.os, errorEvent(Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting"
-        + " down and the upstream sent nothing after the stream was cancelled; the call is"
-        + " recorded as interrupted at the next start"));
-    closeQuietly(s.os);
+  private void stopQuietly() {
+    // Stopping closes every connection: that is the server leaving, not a client, so no call
+    // still running is cancelled by it.
+    for (Watch w : watched) {
+      w.stop();
+    }
+    stopping = true;
+    try {
+      jetty.stop();
+    } catch (Exception e) {
+      LOG.warn("the HTTP server did not stop cleanly", e);
+    }
+    timers.shutdownNow();
+    calls.shutdown();
+    admin.shutdown();
   }
 
   private void awaitExchanges(Duration max) {

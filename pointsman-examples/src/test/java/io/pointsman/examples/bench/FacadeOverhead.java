@@ -1,0 +1,419 @@
+package io.pointsman.examples.bench;
+
+import io.pointsman.auth.VirtualKeys;
+import io.pointsman.examples.server.FacadeConfig;
+import io.pointsman.ledger.testing.TestDatabase;
+import io.pointsman.ledger.testing.TestDatabases;
+import io.pointsman.provider.testing.FixtureResponse;
+import io.pointsman.provider.testing.HttpFixtureServer;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * The facade's overhead beside direct calls and beside Portkey's open-source gateway
+ * ({@code @portkey-ai/gateway}, installed from {@code pointsman-jmh/portkey/package-lock.json}
+ * and started by this harness with {@code node}), on the same loopback fixture upstream and the
+ * same open-loop generator. Each arm is its own process: the facade is {@code FacadeMain} in a
+ * child JVM (durable: its file journal and PostgreSQL settlement, a fresh database and journal
+ * per run); Portkey is a {@code node} process (no accounting). Per rate the arms run
+ * direct, facade, portkey, portkey, facade, direct.
+ *
+ * <p>Latency runs from each request's scheduled send time (no coordinated omission) into
+ * HdrHistogram; CPU per request is the arm process's user + system time over the measured
+ * window (from {@code /proc}) divided by the requests sent. After every facade run the
+ * facade is stopped gracefully and its ledger must hold one row per successful response, else
+ * the harness fails.
+ *
+ * <p>Run (after {@code npm ci --prefix pointsman-jmh/portkey}):
+ * {@code mvn -B -q -pl pointsman-examples -am test-compile exec:java
+ * -Dexec.classpathScope=test -Dexec.mainClass=io.pointsman.examples.bench.FacadeOverhead
+ * -Dexec.args="--rates=50,500,2000 --warmup=2 --measure=5
+ * --out=pointsman-examples/bench/overhead"}; {@code --table} re-renders {@code table.md} from
+ * the committed {@code runs.csv} without generating load.
+ */
+public final class FacadeOverhead {
+  private static final String MODEL = "gpt-4o-mini";
+  private static final String REPLY = "{\"id\":\"chatcmpl-b\",\"object\":\"chat.completion\","
+      + "\"created\":1,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"message\":"
+      + "{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}],\"usage\":"
+      + "{\"prompt_tokens\":12,\"completion_tokens\":1,\"total_tokens\":13}}";
+  private static final String BODY = "{\"model\":\"" + MODEL + "\",\"max_tokens\":16,"
+      + "\"messages\":[{\"role\":\"user\",\"content\":\"a short question of about a hundred"
+      + " and fifty bytes in all, as a small chat request\"}]}";
+  private static final String HEADER = "run,rate,arm,requests,errors,p50_us,p90_us,p99_us,"
+      + "max_us,cpu_us_per_request,ledger_rows";
+
+  private FacadeOverhead() {}
+
+  /**
+   * Runs the comparison, or re-renders the table ({@code --table}).
+   *
+   * @param args {@code --rates=50,500,2000 --warmup=S --measure=S --out=DIR [--table]}
+   * @throws Exception on failure
+   */
+  public static void main(String[] args) throws Exception {
+    Map<String, String> opts = new LinkedHashMap<>();
+    for (String a : args) {
+      String[] kv = a.replaceFirst("^--", "").split("=", 2);
+      opts.put(kv[0], kv.length > 1 ? kv[1] : "true");
+    }
+    Path out = Path.of(opts.getOrDefault("out", "pointsman-examples/bench/overhead"));
+    if (opts.containsKey("table")) {
+      Files.writeString(out.resolve("table.md"), table(Files.readAllLines(
+          out.resolve("runs.csv"))));
+      return;
+    }
+    Files.createDirectories(out);
+    double warmup = Double.parseDouble(opts.getOrDefault("warmup", "2"));
+    double measure = Double.parseDouble(opts.getOrDefault("measure", "5"));
+    List<String> rows = new ArrayList<>();
+    rows.add(HEADER);
+    HttpFixtureServer upstream = HttpFixtureServer.start();
+    upstream.recording(false);
+    upstream.respondWith(r -> FixtureResponse.json(200, REPLY));
+    Path portkeyDir = Path.of(opts.getOrDefault("portkey", "pointsman-jmh/portkey"));
+    int run = 0;
+    try {
+      for (String rateText : opts.getOrDefault("rates", "50,500,2000").split(",")) {
+        int rate = Integer.parseInt(rateText.trim());
+        for (String arm : List.of("direct", "facade", "portkey", "portkey", "facade",
+            "direct")) {
+          run++;
+          String row = run + "," + rate + "," + arm + "," + switch (arm) {
+            case "direct" -> direct(upstream, rate, warmup, measure);
+            case "facade" -> facade(upstream, rate, warmup, measure, out.resolve("logs"));
+            default -> portkey(upstream, portkeyDir, rate, warmup, measure);
+          };
+          System.out.println(row);
+          rows.add(row);
+          Files.write(out.resolve("runs.csv"), rows);
+        }
+      }
+    } finally {
+      upstream.close();
+    }
+    Files.writeString(out.resolve("table.md"), table(rows));
+    List<String> env = new ArrayList<>();
+    env.add("cores: " + Runtime.getRuntime().availableProcessors());
+    env.add("jdk: " + System.getProperty("java.vm.name") + " " + System.getProperty(
+        "java.vm.version"));
+    env.add("os: " + System.getProperty("os.name") + " " + System.getProperty("os.version"));
+    env.add("node: " + command("node", "--version"));
+    env.add("options: " + opts);
+    env.add("payload: request " + BODY.length() + " B, response " + REPLY.length() + " B,"
+        + " HTTP/1.1 keep-alive, JDK HttpClient; upstream: HttpFixtureServer on loopback,"
+        + " zero delay");
+    env.add("facade: FacadeMain child JVM (-Xmx512m), durable (file journal + PostgreSQL"
+        + " settlement at 127.0.0.1:5432), X-Cache-Control: no-cache");
+    env.add("portkey: @portkey-ai/gateway (version in pointsman-jmh/portkey/package-lock.json),"
+        + " node, x-portkey-provider: openai, x-portkey-custom-host: the fixture; no"
+        + " accounting");
+    env.add("machine: shared with other builds while measured (figures are noisy)");
+    Files.write(out.resolve("environment.txt"), env);
+    // The clients' and the fixture's pools are not daemon threads.
+    System.exit(0);
+  }
+
+  // ---------------------------------------------------------------- arms
+
+  private static String direct(HttpFixtureServer upstream, int rate, double warmup,
+      double measure) throws Exception {
+    HttpClient client = client();
+    URI uri = URI.create(upstream.uri() + "/v1/chat/completions");
+    Call call = () -> send(client, HttpRequest.newBuilder(uri).header("Authorization",
+        "Bearer upstream-key"));
+    return measured(call, rate, warmup, measure, ProcessHandle.current().pid()) + ",";
+  }
+
+  private static String facade(HttpFixtureServer upstream, int rate, double warmup,
+      double measure, Path logs) throws Exception {
+    Files.createDirectories(logs);
+    Path dir = Files.createTempDirectory("pointsman-overhead");
+    String key = VirtualKeys.generate();
+    try (TestDatabase db = TestDatabases.create()) {
+      Path config = dir.resolve("facade.json");
+      new FacadeConfig(0, dir.resolve("journal").toString(), db.jdbcUrl(), null, null,
+          upstream.uri().toString(), null, null, 0, 10, null, List.of(),
+          List.of(new FacadeConfig.KeyEntry(key, "key-bench", "bench", "bench")), List.of(),
+          dir.resolve("data").toString()).write(config);
+      Path portFile = dir.resolve("port");
+      List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+          .toString(), "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+          "io.pointsman.examples.server.FacadeMain", "--config", config.toString(),
+          "--port-file", portFile.toString());
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve("facade.log")
+              .toFile())).start();
+      String row;
+      AtomicLong ok = new AtomicLong();
+      try {
+        int port = awaitPort(p, portFile);
+        HttpClient client = client();
+        URI uri = URI.create("http://127.0.0.1:" + port + "/v1/chat/completions");
+        Call call = () -> {
+          send(client, HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + key)
+              .header("X-Cache-Control", "no-cache"));
+          ok.incrementAndGet();
+        };
+        row = measured(call, rate, warmup, measure, p.pid());
+      } finally {
+        p.destroy();
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      }
+      long rows = count(db, "SELECT count(*) FROM pointsman.ledger_entries");
+      if (rows != ok.get()) {
+        throw new IllegalStateException("reconciliation failed: " + ok.get()
+            + " successful responses, " + rows + " ledger rows");
+      }
+      return row + "," + rows;
+    }
+  }
+
+  private static String portkey(HttpFixtureServer upstream, Path dir, int rate, double warmup,
+      double measure) throws Exception {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    Path script = dir.resolve("node_modules/@portkey-ai/gateway/build/start-server.js");
+    if (!Files.exists(script)) {
+      throw new IllegalStateException(script + " is missing: run npm ci --prefix " + dir);
+    }
+    Process p = new ProcessBuilder("node", script.toString(), "--port=" + port, "--headless")
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    try {
+      HttpClient client = client();
+      URI uri = URI.create("http://127.0.0.1:" + port + "/v1/chat/completions");
+      Call call = () -> send(client, HttpRequest.newBuilder(uri)
+          .header("Authorization", "Bearer upstream-key")
+          .header("x-portkey-provider", "openai")
+          .header("x-portkey-custom-host", upstream.uri() + "/v1"));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (true) {
+        try {
+          call.run();
+          break;
+        } catch (IOException e) {
+          if (System.nanoTime() > deadline || !p.isAlive()) {
+            throw new IllegalStateException("Portkey did not answer on port " + port, e);
+          }
+          Thread.sleep(200);
+        }
+      }
+      return measured(call, rate, warmup, measure, p.pid()) + ",";
+    } finally {
+      p.destroy();
+      p.waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  // ---------------------------------------------------------------- plumbing
+
+  /** One request; throws on anything but a 200. */
+  @FunctionalInterface
+  private interface Call {
+    void run() throws Exception;
+  }
+
+  private static HttpClient client() {
+    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .executor(Executors.newFixedThreadPool(4)).build();
+  }
+
+  private static void send(HttpClient client, HttpRequest.Builder b) throws Exception {
+    HttpResponse<byte[]> r = client.send(b.timeout(Duration.ofSeconds(10))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(BODY)).build(),
+        HttpResponse.BodyHandlers.ofByteArray());
+    if (r.statusCode() != 200) {
+      throw new IOException("status " + r.statusCode() + ": "
+          + new String(r.body(), StandardCharsets.UTF_8));
+    }
+  }
+
+  /** Warmup (discarded), then the measured window; returns the row's measured columns. */
+  private static String measured(Call call, int rate, double warmup, double measure,
+      long pid) throws Exception {
+    openLoop(call, rate, warmup);
+    long cpuBefore = cpuMicros(pid);
+    long[] counts = new long[2];
+    Histogram h = openLoop(call, rate, measure, counts);
+    long cpu = cpuMicros(pid) - cpuBefore;
+    long requests = counts[0] + counts[1];
+    return requests + "," + counts[1] + "," + h.getValueAtPercentile(50) / 1000 + ","
+        + h.getValueAtPercentile(90) / 1000 + "," + h.getValueAtPercentile(99) / 1000 + ","
+        + h.getMaxValue() / 1000 + "," + (requests == 0 ? 0 : cpu / requests);
+  }
+
+  private static Histogram openLoop(Call call, int rate, double seconds) throws Exception {
+    return openLoop(call, rate, seconds, new long[2]);
+  }
+
+  /**
+   * Launches {@code rate × seconds} requests on a fixed schedule and measures each from its
+   * scheduled time; {@code counts} gets successes and errors.
+   */
+  private static Histogram openLoop(Call call, int rate, double seconds, long[] counts)
+      throws Exception {
+    Recorder latency = new Recorder(3);
+    AtomicLong ok = new AtomicLong();
+    AtomicLong failed = new AtomicLong();
+    long count = Math.round(rate * seconds);
+    long period = 1_000_000_000L / rate;
+    ExecutorService workers = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "overhead-worker");
+      t.setDaemon(true);
+      return t;
+    });
+    long start = System.nanoTime() + 5_000_000;
+    for (long i = 0; i < count; i++) {
+      long scheduled = start + i * period;
+      long wait;
+      while ((wait = scheduled - System.nanoTime()) > 0) {
+        LockSupport.parkNanos(wait);
+      }
+      workers.execute(() -> {
+        try {
+          call.run();
+          ok.incrementAndGet();
+        } catch (Exception e) {
+          failed.incrementAndGet();
+        } finally {
+          latency.recordValue(Math.max(0, System.nanoTime() - scheduled));
+        }
+      });
+    }
+    workers.shutdown();
+    if (!workers.awaitTermination(120, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("requests still running two minutes after the schedule");
+    }
+    counts[0] = ok.get();
+    counts[1] = failed.get();
+    return latency.getIntervalHistogram();
+  }
+
+  /** User + system CPU time of a process, from /proc (clock ticks of 10 ms). */
+  private static long cpuMicros(long pid) throws IOException {
+    String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    return ticks * 10_000;
+  }
+
+  private static int awaitPort(Process p, Path portFile) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+    while (!Files.exists(portFile)) {
+      if (!p.isAlive() || System.nanoTime() > deadline) {
+        throw new IllegalStateException("the facade did not start");
+      }
+      Thread.sleep(20);
+    }
+    return Integer.parseInt(Files.readString(portFile).trim());
+  }
+
+  private static long count(TestDatabase db, String sql) throws Exception {
+    try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private static String command(String... cmd) {
+    try {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      String s = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      p.waitFor();
+      return s;
+    } catch (IOException | InterruptedException e) {
+      return "unknown (" + e.getMessage() + ")";
+    }
+  }
+
+  // ---------------------------------------------------------------- the table
+
+  /**
+   * The Markdown table of a {@code runs.csv}: every run, then per rate the quantile shifts of
+   * the facade and of Portkey over direct, per repetition (the first direct run beside the
+   * first of each arm, the last beside the last).
+   */
+  static String table(List<String> csv) {
+    List<String[]> runs = new ArrayList<>();
+    for (String line : csv.subList(1, csv.size())) {
+      if (!line.isBlank()) {
+        runs.add(line.split(",", -1));
+      }
+    }
+    StringBuilder sb = new StringBuilder();
+    sb.append("| run | rate/s | arm | requests | errors | p50 ms | p90 ms | p99 ms | max ms |"
+        + " CPU µs/request | ledger rows |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (String[] r : runs) {
+      sb.append("| ").append(r[0]).append(" | ").append(r[1]).append(" | ").append(r[2])
+          .append(" | ").append(r[3]).append(" | ").append(r[4]).append(" | ")
+          .append(ms(r[5])).append(" | ").append(ms(r[6])).append(" | ").append(ms(r[7]))
+          .append(" | ").append(ms(r[8])).append(" | ").append(r[9]).append(" | ")
+          .append(r[10].isEmpty() ? "–" : r[10]).append(" |\n");
+    }
+    sb.append("\nQuantile shift over direct (arm − direct), repetition 1 / repetition 2:\n\n"
+        + "| rate/s | facade p50 ms | facade p99 ms | portkey p50 ms | portkey p99 ms |\n"
+        + "|---|---|---|---|---|\n");
+    Map<String, List<String[]>> byRate = new LinkedHashMap<>();
+    for (String[] r : runs) {
+      byRate.computeIfAbsent(r[1], k -> new ArrayList<>()).add(r);
+    }
+    for (Map.Entry<String, List<String[]>> e : byRate.entrySet()) {
+      List<String[]> d = new ArrayList<>();
+      List<String[]> f = new ArrayList<>();
+      List<String[]> p = new ArrayList<>();
+      for (String[] r : e.getValue()) {
+        (switch (r[2]) {
+          case "direct" -> d;
+          case "facade" -> f;
+          default -> p;
+        }).add(r);
+      }
+      if (d.size() < 2 || f.size() < 2 || p.size() < 2) {
+        continue;
+      }
+      sb.append("| ").append(e.getKey()).append(" | ").append(shift(f, d, 5)).append(" | ")
+          .append(shift(f, d, 7)).append(" | ").append(shift(p, d, 5)).append(" | ")
+          .append(shift(p, d, 7)).append(" |\n");
+    }
+    return sb.toString();
+  }
+
+  private static String shift(List<String[]> arm, List<String[]> direct, int column) {
+    // Run order A B C C B A: the first arm run sits beside the first direct run.
+    double one = Double.parseDouble(arm.get(0)[column]) - Double.parseDouble(direct.get(0)[column]);
+    double two = Double.parseDouble(arm.get(1)[column]) - Double.parseDouble(direct.get(1)[column]);
+    return String.format(Locale.ROOT, "%.2f / %.2f", one / 1000, two / 1000);
+  }
+
+  private static String ms(String micros) {
+    return String.format(Locale.ROOT, "%.2f", Double.parseDouble(micros) / 1000);
+  }
+}
