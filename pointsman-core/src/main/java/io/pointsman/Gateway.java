@@ -778,11 +778,15 @@ public final class Gateway implements AutoCloseable {
     long t = clock.nanoTime();
     try {
       ChatRequest wire = wireRequest(call, deployment);
-      DispatchIntent intent = new DispatchIntent(call.eventId, call.requestId, call.attempt,
-          call.identity.keyId(), call.identity.userId(), call.identity.teamId(),
-          call.identity.orgId(), call.tags, call.model.name(), deployment.id(),
-          deployment.provider(), call.reservation.id(), call.reservation.heldMicros(),
-          call.worstCaseMicros, clock.now(), call.startedAt);
+      DispatchIntent intent = DispatchIntent.builder()
+          .eventId(call.eventId).requestId(call.requestId).attempt(call.attempt)
+          .keyId(call.identity.keyId()).userId(call.identity.userId())
+          .teamId(call.identity.teamId()).orgId(call.identity.orgId()).tags(call.tags)
+          .model(call.model.name()).deploymentId(deployment.id())
+          .provider(deployment.provider()).reservationId(call.reservation.id())
+          .heldMicros(call.reservation.heldMicros()).worstCaseMicros(call.worstCaseMicros)
+          .at(clock.now()).callStartedAt(call.startedAt)
+          .build();
       try {
         accounting.dispatched(intent);
       } catch (PointsmanException e) {
@@ -981,16 +985,23 @@ public final class Gateway implements AutoCloseable {
     boolean durable = false;
     UsageRecord record = null;
     try {
-      record = new UsageRecord(call.eventId, call.requestId,
-          call.identity.keyId(), call.identity.userId(), call.identity.teamId(),
-          call.identity.orgId(), call.tags, call.model == null ? null : call.model.name(),
-          call.answeredBy == null ? null : call.answeredBy.id(), call.dispatched, outcome,
-          error == null ? 200 : error.status().httpStatus(),
-          error == null ? null : error.stage(), error == null ? null : error.rule(),
-          charge.usage(), charge.costMicros(), charge.estimated(),
-          call.reservation == null ? null : call.reservation.id(), heldMicros(call),
-          call.cacheStatus.outcome(), call.startedAt, Math.max(0, clock.nanoTime()
-              - call.startNanos));
+      record = UsageRecord.builder()
+          .eventId(call.eventId).requestId(call.requestId)
+          .keyId(call.identity.keyId()).userId(call.identity.userId())
+          .teamId(call.identity.teamId()).orgId(call.identity.orgId()).tags(call.tags)
+          .model(call.model == null ? null : call.model.name())
+          .deploymentId(call.answeredBy == null ? null : call.answeredBy.id())
+          .attempts(call.dispatched).outcome(outcome)
+          .httpStatus(error == null ? 200 : error.status().httpStatus())
+          .decidedBy(error == null ? null : error.stage())
+          .rule(error == null ? null : error.rule())
+          .usage(charge.usage()).costMicros(charge.costMicros())
+          .costEstimated(charge.estimated())
+          .reservationId(call.reservation == null ? null : call.reservation.id())
+          .heldMicros(heldMicros(call)).cacheOutcome(call.cacheStatus.outcome())
+          .startedAt(call.startedAt)
+          .durationNanos(Math.max(0, clock.nanoTime() - call.startNanos))
+          .build();
       // The record first: a hold ended before its record is durable would come back from the
       // journal's intent as interrupted and be ended a second time.
       accounting.settled(record);

@@ -16,6 +16,13 @@ import java.util.Objects;
 public class PointsmanException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * The rule of a {@link Status#BAD_REQUEST} refusal at stage {@link Stages#REQUEST} because
+   * the request body is not valid JSON or does not match the Chat Completions shape. A host
+   * tells it apart by {@link #rule()}, never by the message.
+   */
+  public static final String INVALID_JSON_RULE = "request.invalid_json";
+
   /** The outcome class. */
   private final Status status;
   /** The stage that decided. */

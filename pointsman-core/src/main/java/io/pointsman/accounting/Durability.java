@@ -330,10 +330,15 @@ public final class Durability implements AutoCloseable {
           || r.model() == null) {
         continue;
       }
-      DispatchIntent intent = new DispatchIntent(r.eventId(), r.requestId(),
-          Math.max(1, r.attempts()), r.keyId(), r.userId(), r.teamId(), r.orgId(), r.tags(),
-          r.model(), r.deploymentId() == null ? "unknown" : r.deploymentId(), "unknown",
-          r.reservationId(), r.heldMicros(), r.heldMicros(), r.startedAt(), r.startedAt());
+      DispatchIntent intent = DispatchIntent.builder()
+          .eventId(r.eventId()).requestId(r.requestId()).attempt(Math.max(1, r.attempts()))
+          .keyId(r.keyId()).userId(r.userId()).teamId(r.teamId()).orgId(r.orgId())
+          .tags(r.tags()).model(r.model())
+          .deploymentId(r.deploymentId() == null ? "unknown" : r.deploymentId())
+          .provider("unknown").reservationId(r.reservationId())
+          .heldMicros(r.heldMicros()).worstCaseMicros(r.heldMicros())
+          .at(r.startedAt()).callStartedAt(r.startedAt())
+          .build();
       for (Reservation h : counters.adopt(List.of(intent))) {
         try {
           if (r.attempts() > 0) {

@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pointsman.PointsmanException;
 import io.pointsman.Stages;
+import io.pointsman.Status;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -188,7 +189,8 @@ public final class Json {
     var location = e.getLocation();
     String where = location == null ? "" : " at line " + location.getLineNr() + " column "
         + location.getColumnNr();
-    return PointsmanException.badRequest(Stages.REQUEST, "invalid JSON" + where
+    return PointsmanException.denied(Status.BAD_REQUEST, Stages.REQUEST,
+        PointsmanException.INVALID_JSON_RULE, "invalid JSON" + where
         + (path == null || path.isEmpty() ? "" : " (" + path + ")") + ": " + detail);
   }
 

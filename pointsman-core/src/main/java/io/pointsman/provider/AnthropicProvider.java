@@ -411,9 +411,9 @@ public final class AnthropicProvider implements Provider {
     }
 
     ProviderException failure(String what, Throwable cause) {
-      String kind = assembler.hasOutput() ? ProviderErrorKind.STREAM_ERROR.code()
-          : ProviderErrorKind.UNDECODABLE_RESPONSE.code();
-      return ProviderException.unknownOutcome("[" + kind + "] " + transport.name() + ": "
+      ProviderException.Kind kind = assembler.hasOutput()
+          ? ProviderException.Kind.STREAM_ERROR : ProviderException.Kind.UNDECODABLE_RESPONSE;
+      return ProviderException.unknownOutcome(kind, "[" + kind.code() + "] " + transport.name() + ": "
           + what, cause);
     }
 
@@ -508,9 +508,10 @@ public final class AnthropicProvider implements Provider {
               .scrub(ProviderErrors.sanitize(error.path("message").asText("")));
           if (!assembler.hasOutput()) {
             int status = statusOf(errorType);
-            failure = ProviderException.answered(status, "["
-                + ProviderErrors.kindOf(status, errorType, null, message).code() + "] "
-                + errorType + ": " + message, null);
+            ProviderException.Kind kind =
+                ProviderErrors.kindOf(status, errorType, null, message);
+            failure = ProviderException.answered(status, "[" + kind.code() + "] "
+                + errorType + ": " + message, null, null, null, kind);
           } else {
             failure = failure("the stream reported " + errorType + ": " + message, null);
           }
@@ -575,7 +576,7 @@ public final class AnthropicProvider implements Provider {
       body = Json.mapper().writeValueAsBytes(translateRequest(call.request(), stream));
       key = credential == null ? null : credential.secret();
     } catch (JsonProcessingException | RuntimeException e) {
-      throw ProviderException.notSent("[" + ProviderErrorKind.NOT_SENT.code() + "] "
+      throw ProviderException.notSent("[" + ProviderException.Kind.NOT_SENT.code() + "] "
           + transport.name() + ": the request could not be prepared ("
           + e.getClass().getSimpleName() + ")", e);
     }

@@ -200,9 +200,9 @@ public final class OpenAiProvider implements Provider {
 
   private ProviderException streamFailure(StreamAssembler assembler, String what,
       Throwable cause) {
-    String kind = assembler.hasOutput() ? ProviderErrorKind.STREAM_ERROR.code()
-        : ProviderErrorKind.UNDECODABLE_RESPONSE.code();
-    return ProviderException.unknownOutcome("[" + kind + "] " + transport.name() + ": " + what,
+    ProviderException.Kind kind = assembler.hasOutput() ? ProviderException.Kind.STREAM_ERROR
+        : ProviderException.Kind.UNDECODABLE_RESPONSE;
+    return ProviderException.unknownOutcome(kind, "[" + kind.code() + "] " + transport.name() + ": " + what,
         cause);
   }
 
@@ -240,7 +240,7 @@ public final class OpenAiProvider implements Provider {
       body = Json.mapper().writeValueAsBytes(request);
       key = credential == null ? null : credential.secret();
     } catch (com.fasterxml.jackson.core.JsonProcessingException | RuntimeException e) {
-      throw ProviderException.notSent("[" + ProviderErrorKind.NOT_SENT.code() + "] "
+      throw ProviderException.notSent("[" + ProviderException.Kind.NOT_SENT.code() + "] "
           + transport.name() + ": the request could not be prepared ("
           + e.getClass().getSimpleName() + ")", e);
     }

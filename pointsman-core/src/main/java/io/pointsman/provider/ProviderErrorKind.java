@@ -4,10 +4,10 @@ import io.pointsman.spi.ProviderException;
 import java.util.Locale;
 
 /**
- * What kind of failure a provider adapter reported. The adapters in this package put the kind's
- * {@link #code()} in square brackets into every {@link ProviderException} message they create,
- * and {@link #of(ProviderException)} reads it back, so that a host can tell a context-length
- * refusal from an authentication failure without parsing provider prose. Immutable.
+ * What kind of failure a provider adapter reported, as this package named it before
+ * {@link ProviderException#kind()} carried it. {@link #of(ProviderException)} reads the typed
+ * kind; new code should use {@link ProviderException.Kind} directly, which also tells an
+ * exhausted quota from a rate limit. Immutable.
  */
 public enum ProviderErrorKind {
   /** The prompt does not fit the model's context window (HTTP 400 or 413). Not retryable. */
@@ -57,28 +57,24 @@ public enum ProviderErrorKind {
   }
 
   /**
-   * Reads the kind an adapter of this package put into an exception's message.
+   * Returns the kind of a provider failure, read from {@link ProviderException#kind()} (not
+   * from its message). An exhausted quota reads as {@link #RATE_LIMITED}, the status OpenAI
+   * sends it with; {@link ProviderException#kind()} tells it apart.
    *
    * @param failure the exception
-   * @return the kind, or {@code null} when the exception did not come from these adapters
+   * @return the kind, or {@code null} when the provider that threw did not say
+   *     ({@link ProviderException.Kind#UNKNOWN})
    * @throws NullPointerException if failure is null
    */
   public static ProviderErrorKind of(ProviderException failure) {
-    String message = failure.getMessage();
-    int open = message.indexOf('[');
-    while (open >= 0) {
-      int close = message.indexOf(']', open);
-      if (close < 0) {
+    ProviderException.Kind kind = failure.kind();
+    switch (kind) {
+      case UNKNOWN:
         return null;
-      }
-      String code = message.substring(open + 1, close);
-      for (ProviderErrorKind kind : values()) {
-        if (kind.code().equals(code)) {
-          return kind;
-        }
-      }
-      open = message.indexOf('[', close);
+      case QUOTA_EXHAUSTED:
+        return RATE_LIMITED;
+      default:
+        return valueOf(kind.name());
     }
-    return null;
   }
 }

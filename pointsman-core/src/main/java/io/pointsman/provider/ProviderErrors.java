@@ -83,18 +83,18 @@ final class ProviderErrors {
     type = token(type);
     code = token(code);
     param = token(param);
-    ProviderErrorKind kind = kindOf(status, type, code, message);
+    ProviderException.Kind kind = kindOf(status, type, code, message);
     String detail = "[" + kind.code() + "]" + (code != null ? " " + code : "")
         + (type != null && !type.equals(code) ? " " + type : "")
         + (message != null ? ": " + scrubber.scrub(sanitize(message)) : "");
     // A context-length refusal is the caller's request not fitting, whatever the status says.
-    int reported = kind == ProviderErrorKind.CONTEXT_LENGTH ? 400 : status;
+    int reported = kind == ProviderException.Kind.CONTEXT_LENGTH ? 400 : status;
     if (reported != status) {
       detail = detail + " (HTTP " + status + ")";
     }
     UpstreamError upstream = new UpstreamError(type, code, param, passedHeaders(headers));
     return ProviderException.answered(reported, detail, retryAfter(headers, now), null,
-        upstream);
+        upstream, kind);
   }
 
   /** The headers a client of the gateway may act on: retry hints and rate-limit state. */
@@ -125,36 +125,16 @@ final class ProviderErrors {
     return value;
   }
 
-  static ProviderErrorKind kindOf(int status, String type, String code, String message) {
+  static ProviderException.Kind kindOf(int status, String type, String code, String message) {
     String all = ((type == null ? "" : type) + " " + (code == null ? "" : code) + " "
         + (message == null ? "" : message)).toLowerCase(Locale.ROOT);
     if (status == 413 || ((status == 400 || status == 422)
         && (all.contains("context_length") || all.contains("context length")
             || all.contains("context window") || all.contains("prompt is too long")
             || all.contains("too many tokens") || all.contains("maximum context")))) {
-      return ProviderErrorKind.CONTEXT_LENGTH;
+      return ProviderException.Kind.CONTEXT_LENGTH;
     }
-    switch (status) {
-      case 401:
-        return ProviderErrorKind.AUTHENTICATION;
-      case 403:
-        return ProviderErrorKind.PERMISSION;
-      case 404:
-        return ProviderErrorKind.NOT_FOUND;
-      case 408:
-      case 409:
-        return ProviderErrorKind.TRANSIENT;
-      case 429:
-        return ProviderErrorKind.RATE_LIMITED;
-      case 503:
-      case 529:
-        return ProviderErrorKind.OVERLOADED;
-      default:
-        if (status >= 500) {
-          return ProviderErrorKind.SERVER_ERROR;
-        }
-        return ProviderErrorKind.INVALID_REQUEST;
-    }
+    return ProviderException.kindOf(status);
   }
 
   /**
@@ -220,23 +200,26 @@ final class ProviderErrors {
       if (t instanceof HttpConnectTimeoutException || t instanceof ConnectException
           || t instanceof UnresolvedAddressException || t instanceof UnknownHostException
           || t instanceof NoRouteToHostException) {
-        return ProviderException.notSent("[" + ProviderErrorKind.NOT_SENT.code() + "] "
+        return ProviderException.notSent("[" + ProviderException.Kind.NOT_SENT.code() + "] "
             + provider + ": could not connect (" + t.getClass().getSimpleName() + ")", failure);
       }
     }
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof HttpTimeoutException) {
-        return ProviderException.unknownOutcome("[" + ProviderErrorKind.NO_RESPONSE.code()
+        return ProviderException.unknownOutcome(ProviderException.Kind.NO_RESPONSE, "["
+            + ProviderException.Kind.NO_RESPONSE.code()
             + "] " + provider + ": no response within the first-byte timeout", failure);
       }
     }
-    return ProviderException.unknownOutcome("[" + ProviderErrorKind.INTERRUPTED.code() + "] "
+    return ProviderException.unknownOutcome(ProviderException.Kind.INTERRUPTED,
+        "[" + ProviderException.Kind.INTERRUPTED.code() + "] "
         + provider + ": the connection failed after the send ("
         + failure.getClass().getSimpleName() + ")", failure);
   }
 
   static ProviderException interrupted(String provider, String what, Throwable cause) {
-    return ProviderException.unknownOutcome("[" + ProviderErrorKind.INTERRUPTED.code() + "] "
+    return ProviderException.unknownOutcome(ProviderException.Kind.INTERRUPTED,
+        "[" + ProviderException.Kind.INTERRUPTED.code() + "] "
         + provider + ": " + what, cause);
   }
 
@@ -245,15 +228,15 @@ final class ProviderErrors {
    * (the transport cancels the body, which closes the connection).
    */
   static ProviderException streamTooLarge(String provider, long limit) {
-    return ProviderException.abandoned(STREAM_TOO_LARGE_RULE, "["
-        + ProviderErrorKind.STREAM_TOO_LARGE.code() + "] " + provider + ": the stream's"
+    return ProviderException.abandoned(ProviderException.Kind.STREAM_TOO_LARGE,
+        STREAM_TOO_LARGE_RULE, "[" + ProviderException.Kind.STREAM_TOO_LARGE.code() + "] " + provider + ": the stream's"
         + " assembled content would exceed " + limit + " characters; the stream was cut and"
         + " its connection closed", null);
   }
 
   static ProviderException undecodable(String provider, String what, Throwable cause) {
-    return ProviderException.unknownOutcome("["
-        + ProviderErrorKind.UNDECODABLE_RESPONSE.code() + "] " + provider + ": " + what, cause);
+    return ProviderException.unknownOutcome(ProviderException.Kind.UNDECODABLE_RESPONSE, "["
+        + ProviderException.Kind.UNDECODABLE_RESPONSE.code() + "] " + provider + ": " + what, cause);
   }
 
   static String sanitize(String s) {

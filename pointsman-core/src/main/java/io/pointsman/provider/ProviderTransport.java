@@ -127,7 +127,7 @@ final class ProviderTransport {
     long deadline = start + Math.min(timeouts.total().toNanos(), remainingNanos(call));
     long firstByte = Math.min(timeouts.firstByte().toNanos(), deadline - start);
     if (firstByte <= 0) {
-      throw ProviderException.notSent("[" + ProviderErrorKind.NOT_SENT.code() + "] " + name
+      throw ProviderException.notSent("[" + ProviderException.Kind.NOT_SENT.code() + "] " + name
           + ": the call's deadline has passed", null);
     }
     request.timeout(Duration.ofNanos(firstByte));
@@ -135,7 +135,7 @@ final class ProviderTransport {
     try {
       built = request.build();
     } catch (RuntimeException e) {
-      throw ProviderException.notSent("[" + ProviderErrorKind.NOT_SENT.code() + "] " + name
+      throw ProviderException.notSent("[" + ProviderException.Kind.NOT_SENT.code() + "] " + name
           + ": the request could not be sent (" + e.getClass().getSimpleName() + ")", e);
     }
     Handler handler = new Handler(stream, maxBody);
@@ -154,7 +154,7 @@ final class ProviderTransport {
       Thread.currentThread().interrupt();
       throw ProviderErrors.interrupted(name, "interrupted while waiting for the response", e);
     } catch (IllegalArgumentException | SecurityException e) {
-      throw ProviderException.notSent("[" + ProviderErrorKind.NOT_SENT.code() + "] " + name
+      throw ProviderException.notSent("[" + ProviderException.Kind.NOT_SENT.code() + "] " + name
           + ": the request could not be sent (" + e.getClass().getSimpleName() + ")", e);
     }
     HttpResponse.BodySubscriber<byte[]> body = handler.body;

@@ -84,8 +84,12 @@ final class UsageCodec {
       Instant at = instant(in);
       // Intents written before the call's start was recorded end here: take the intent's time.
       Instant started = in.available() > 0 ? instant(in) : at;
-      return new DispatchIntent(eventId, requestId, attempt, keyId, userId, teamId, orgId, tags,
-          model, deployment, provider, reservation, held, worst, at, started);
+      return DispatchIntent.builder()
+          .eventId(eventId).requestId(requestId).attempt(attempt).keyId(keyId).userId(userId)
+          .teamId(teamId).orgId(orgId).tags(tags).model(model).deploymentId(deployment)
+          .provider(provider).reservationId(reservation).heldMicros(held)
+          .worstCaseMicros(worst).at(at).callStartedAt(started)
+          .build();
     } catch (IOException e) {
       throw new JournalException("undecodable dispatch intent", e);
     }
@@ -191,9 +195,13 @@ final class UsageCodec {
     CacheOutcome cache = CacheOutcome.valueOf(str(in));
     Instant startedAt = instant(in);
     long duration = in.readLong();
-    return new UsageRecord(eventId, requestId, keyId, userId, teamId, orgId, tags, model,
-        deploymentId, attempts, outcome, httpStatus, decidedBy, rule, usage, cost, estimated,
-        reservationId, held, cache, startedAt, duration);
+    return UsageRecord.builder()
+        .eventId(eventId).requestId(requestId).keyId(keyId).userId(userId).teamId(teamId)
+        .orgId(orgId).tags(tags).model(model).deploymentId(deploymentId).attempts(attempts)
+        .outcome(outcome).httpStatus(httpStatus).decidedBy(decidedBy).rule(rule).usage(usage)
+        .costMicros(cost).costEstimated(estimated).reservationId(reservationId)
+        .heldMicros(held).cacheOutcome(cache).startedAt(startedAt).durationNanos(duration)
+        .build();
   }
 
   private static void version(DataInputStream in) throws IOException {

@@ -871,11 +871,15 @@ public final class PostgresSettlement implements Settlement {
           Set<String> tagSet = tags == null ? Set.of()
               : Set.of((String[]) tags.getArray());
           Instant started = Sql.instant(rs.getTimestamp(15));
-          out.add(new DispatchIntent(rs.getString(1), rs.getString(2),
-              Math.max(1, rs.getInt(3)), rs.getString(4), rs.getString(5), rs.getString(6),
-              rs.getString(7), tagSet, rs.getString(9), rs.getString(10), "unknown",
-              rs.getString(11), rs.getLong(12), rs.getLong(13),
-              Sql.instant(rs.getTimestamp(14)), started));
+          out.add(DispatchIntent.builder()
+              .eventId(rs.getString(1)).requestId(rs.getString(2))
+              .attempt(Math.max(1, rs.getInt(3))).keyId(rs.getString(4))
+              .userId(rs.getString(5)).teamId(rs.getString(6)).orgId(rs.getString(7))
+              .tags(tagSet).model(rs.getString(9)).deploymentId(rs.getString(10))
+              .provider("unknown").reservationId(rs.getString(11))
+              .heldMicros(rs.getLong(12)).worstCaseMicros(rs.getLong(13))
+              .at(Sql.instant(rs.getTimestamp(14))).callStartedAt(started)
+              .build());
         }
       }
       // A quarantined item's hold stays held until it is re-driven.
@@ -902,17 +906,19 @@ public final class PostgresSettlement implements Settlement {
     if (kind == QuarantinedItem.Kind.INTERRUPTED_CALL) {
       InterruptedCall call = QuarantineCodec.call(payload);
       DispatchIntent d = call.lastIntent();
-      return new DispatchIntent(d.eventId(), d.requestId(), d.attempt(), d.keyId(),
-          d.userId(), d.teamId(), d.orgId(), d.tags(), d.model(), d.deploymentId(),
-          d.provider(), d.reservationId(), heldMicros, worstCaseOf(call), d.at(),
-          d.callStartedAt());
+      return d.toBuilder().heldMicros(heldMicros).worstCaseMicros(worstCaseOf(call)).build();
     }
     UsageRecord r = QuarantineCodec.record(payload);
-    return new DispatchIntent(r.eventId(), r.requestId(), Math.max(1, r.attempts()), r.keyId(),
-        r.userId(), r.teamId(), r.orgId(), r.tags(), r.model() == null ? "" : r.model(),
-        r.deploymentId() == null ? "" : r.deploymentId(), "unknown",
-        r.reservationId() == null ? "quarantined-" + r.eventId() : r.reservationId(),
-        heldMicros, heldMicros, r.startedAt(), r.startedAt());
+    return DispatchIntent.builder()
+        .eventId(r.eventId()).requestId(r.requestId()).attempt(Math.max(1, r.attempts()))
+        .keyId(r.keyId()).userId(r.userId()).teamId(r.teamId()).orgId(r.orgId())
+        .tags(r.tags()).model(r.model() == null ? "" : r.model())
+        .deploymentId(r.deploymentId() == null ? "" : r.deploymentId()).provider("unknown")
+        .reservationId(r.reservationId() == null ? "quarantined-" + r.eventId()
+            : r.reservationId())
+        .heldMicros(heldMicros).worstCaseMicros(heldMicros)
+        .at(r.startedAt()).callStartedAt(r.startedAt())
+        .build();
   }
 
   /**

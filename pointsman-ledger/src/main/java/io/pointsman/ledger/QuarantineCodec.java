@@ -87,16 +87,23 @@ final class QuarantineCodec {
     JsonNode n = read(json);
     try {
       JsonNode usage = n.get("usage");
-      return new UsageRecord(text(n, "eventId"), text(n, "requestId"), text(n, "keyId"),
-          text(n, "userId"), text(n, "teamId"), text(n, "orgId"), tags(n), text(n, "model"),
-          text(n, "deploymentId"), n.get("attempts").asInt(),
-          UsageOutcome.valueOf(text(n, "outcome")), n.get("httpStatus").asInt(),
-          text(n, "decidedBy"), text(n, "rule"),
-          usage == null || usage.isNull() ? null : MAPPER.treeToValue(usage, Usage.class),
-          n.get("costMicros").asLong(), n.get("costEstimated").asBoolean(),
-          text(n, "reservationId"), n.get("heldMicros").asLong(),
-          CacheOutcome.valueOf(text(n, "cacheOutcome")), Instant.parse(text(n, "startedAt")),
-          n.get("durationNanos").asLong());
+      return UsageRecord.builder()
+          .eventId(text(n, "eventId")).requestId(text(n, "requestId")).keyId(text(n, "keyId"))
+          .userId(text(n, "userId")).teamId(text(n, "teamId")).orgId(text(n, "orgId"))
+          .tags(tags(n)).model(text(n, "model")).deploymentId(text(n, "deploymentId"))
+          .attempts(n.get("attempts").asInt())
+          .outcome(UsageOutcome.valueOf(text(n, "outcome")))
+          .httpStatus(n.get("httpStatus").asInt())
+          .decidedBy(text(n, "decidedBy")).rule(text(n, "rule"))
+          .usage(usage == null || usage.isNull() ? null
+              : MAPPER.treeToValue(usage, Usage.class))
+          .costMicros(n.get("costMicros").asLong())
+          .costEstimated(n.get("costEstimated").asBoolean())
+          .reservationId(text(n, "reservationId")).heldMicros(n.get("heldMicros").asLong())
+          .cacheOutcome(CacheOutcome.valueOf(text(n, "cacheOutcome")))
+          .startedAt(Instant.parse(text(n, "startedAt")))
+          .durationNanos(n.get("durationNanos").asLong())
+          .build();
     } catch (JsonProcessingException | RuntimeException e) {
       throw new IllegalStateException("quarantined record payload cannot be decoded", e);
     }
@@ -106,12 +113,17 @@ final class QuarantineCodec {
     JsonNode n = read(json);
     try {
       JsonNode i = n.get("lastIntent");
-      DispatchIntent d = new DispatchIntent(text(i, "eventId"), text(i, "requestId"),
-          i.get("attempt").asInt(), text(i, "keyId"), text(i, "userId"), text(i, "teamId"),
-          text(i, "orgId"), tags(i), text(i, "model"), text(i, "deploymentId"),
-          text(i, "provider"), text(i, "reservationId"), i.get("heldMicros").asLong(),
-          i.get("worstCaseMicros").asLong(), Instant.parse(text(i, "at")),
-          Instant.parse(text(i, "callStartedAt")));
+      DispatchIntent d = DispatchIntent.builder()
+          .eventId(text(i, "eventId")).requestId(text(i, "requestId"))
+          .attempt(i.get("attempt").asInt()).keyId(text(i, "keyId"))
+          .userId(text(i, "userId")).teamId(text(i, "teamId")).orgId(text(i, "orgId"))
+          .tags(tags(i)).model(text(i, "model")).deploymentId(text(i, "deploymentId"))
+          .provider(text(i, "provider")).reservationId(text(i, "reservationId"))
+          .heldMicros(i.get("heldMicros").asLong())
+          .worstCaseMicros(i.get("worstCaseMicros").asLong())
+          .at(Instant.parse(text(i, "at")))
+          .callStartedAt(Instant.parse(text(i, "callStartedAt")))
+          .build();
       return new InterruptedCall(d, n.get("attemptsSeen").asInt(),
           n.get("requestIntentFound").asBoolean(), Instant.parse(text(n, "recoveredAt")));
     } catch (RuntimeException e) {

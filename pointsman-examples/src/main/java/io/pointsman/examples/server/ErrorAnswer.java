@@ -134,7 +134,7 @@ public record ErrorAnswer(int status, String type, String code, String param, St
         } else if (Stages.GUARDRAIL_INPUT.equals(stage)) {
           code = "content_filter";
           param = "messages";
-        } else if (Stages.REQUEST.equals(stage) && e.getMessage().startsWith("invalid JSON")) {
+        } else if (PointsmanException.INVALID_JSON_RULE.equals(rule)) {
           code = "invalid_json";
           param = jsonParam(e.getMessage());
           message = jsonMessage(e.getMessage(), param);
