@@ -96,7 +96,8 @@ class SegmentPreparationTest {
       for (CompletableFuture<Long> f : futures) {
         f.get(10, TimeUnit.SECONDS);
       }
-      assertThat(journal.metrics().segmentsCreated()).isGreaterThanOrEqualTo(3);
+      // The first segment and at least one successor (the next one is prepared lazily).
+      assertThat(journal.metrics().segmentsCreated()).isGreaterThanOrEqualTo(2);
     }
     try (SegmentedJournal reopened = SegmentedJournal.open(JournalConfig.builder(DIR)
         .io(CrashSimulatingJournalIO.fromImage(io.durableImage()))
