@@ -59,7 +59,6 @@ import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpVersion;
-import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
@@ -81,7 +80,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An OpenAI-compatible HTTP server around a {@link Facade}'s gateway, on Jetty 12 (HTTP/1.1
- * with keep-alive, and HTTP/2 cleartext). Existing OpenAI clients work through it unchanged:
+ * with keep-alive; HTTP/2 cleartext is off, see docs/operations.md). Existing OpenAI clients work through it unchanged:
  * point their base URL at {@code http://host:port/v1} and give a Pointsman virtual key as the
  * API key.
  *
@@ -200,8 +199,7 @@ public final class FacadeServer implements AutoCloseable {
     http.setSendServerVersion(false);
     http.setSendDateHeader(false);
     http.setIdleTimeout(limits.idleTimeout().toMillis());
-    connector = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http),
-        new HTTP2CServerConnectionFactory(http));
+    connector = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
     connector.setHost("127.0.0.1");
     connector.setPort(facade.config().port());
     connector.setIdleTimeout(limits.idleTimeout().toMillis());
