@@ -152,6 +152,8 @@ class LangChain4jContractTest {
     Object result = outcome.get(30, TimeUnit.SECONDS);
     assertThat(result).as("LangChain4j reported an error, having read %s", text)
         .isInstanceOf(Throwable.class);
-    assertThat(text.toString()).isEqualTo("A pointsman ");
+    // The response is aborted after the error event; text the client had not read yet when the
+    // connection dropped may be lost, so what was read is a prefix of what was sent.
+    assertThat("A pointsman ").startsWith(text.toString());
   }
 }
