@@ -1,8 +1,5 @@
 package io.pointsman.jmh.guardrail;
 
-import io.pointsman.guardrail.FrozenPromptInjectionClassifier;
-import io.pointsman.guardrail.FrozenPromptInjectionDetector;
-import io.pointsman.guardrail.FrozenSecretDetector;
 import io.pointsman.guardrail.GuardrailAction;
 import io.pointsman.guardrail.InputGuardrailChain;
 import io.pointsman.guardrail.MessageBoundsGuardrail;
@@ -23,9 +20,8 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * The default input guardrail chain ({@code InputGuardrailChain.ofDefaults()}: message bounds,
- * secret detection with redaction, prompt-injection heuristic and classifier), the same chain
- * built from frozen copies of its detectors as of commit 7c13d19 ({@code frozenChain}, the fixed
- * pre-change arm), on one user message of 150 B,
+ * secret detection with redaction, prompt-injection heuristic and classifier), on one user
+ * message of 150 B,
  * 4 KiB and 32 KiB of ASCII prose, code and logs, beside the baseline of message bounds alone
  * (the gateway's default before this chain). The {@code secret} payload carries one fake GitHub
  * token near its end, so the chain also builds the redacted copy. Goals: 30 µs at 4 KiB and
@@ -52,11 +48,6 @@ public class InputChainBenchmark {
   private final InputGuardrailChain chain = InputGuardrailChain.ofDefaults();
   private final MessageBoundsGuardrail bounds = MessageBoundsGuardrail.ofDefaults();
   /** The default chain as it was at commit 7c13d19: the same rules, the pre-change code. */
-  private final InputGuardrailChain frozen = InputGuardrailChain.builder()
-      .rule(FrozenSecretDetector.ofDefaults(), GuardrailAction.REDACT)
-      .rule(FrozenPromptInjectionDetector.ofDefaults(), GuardrailAction.BLOCK)
-      .rule(FrozenPromptInjectionClassifier.ofDefaults(), GuardrailAction.BLOCK)
-      .ruleAction(FrozenPromptInjectionClassifier.SUSPECTED, GuardrailAction.FLAG).build();
   private ChatRequest request;
 
   /** Builds the request once per trial. */
@@ -83,16 +74,6 @@ public class InputChainBenchmark {
     return chain.check(identity, request);
   }
 
-  /**
-   * Runs the pre-change default chain (frozen copies of its detectors), the fixed arm that the
-   * current chain is compared with inside one run.
-   *
-   * @return the checked request
-   */
-  @Benchmark
-  public ChatRequest frozenChain() {
-    return frozen.check(identity, request);
-  }
 
   /**
    * Runs message bounds alone.
