@@ -39,6 +39,8 @@ final class Call implements Exchange {
   long outputCap;
   /** The worst case of one attempt: what the hold covers and what an unknown attempt costs. */
   long worstCaseMicros;
+  /** The version of the price the worst case was computed at. */
+  String worstPriceVersion;
   Reservation reservation;
   boolean reservationEnded;
   CacheStatus cacheStatus = CacheStatus.skipped("not reached");

@@ -939,7 +939,7 @@ public final class Gateway implements AutoCloseable {
   // Stage 9: record the usage, then end the reservation, exactly once per call.
 
   /** What a call is charged: the usage recorded, its cost and whether the cost is estimated. */
-  private record Charge(Usage usage, long costMicros, boolean estimated) {}
+  private record Charge(Usage usage, long costMicros, boolean estimated, String priceVersion) {}
 
   private ChatResult finish(Call call, Reply reply, RuntimeException failure) {
     PointsmanException error;
@@ -961,7 +961,7 @@ public final class Gateway implements AutoCloseable {
       outcome = outcomeOf(call, error);
       if (call.stream != null && call.stream.cancelled() && error == null) {
         outcome = UsageOutcome.CANCELLED;
-        charge = new Charge(charge.usage(), charge.costMicros(), true);
+        charge = new Charge(charge.usage(), charge.costMicros(), true, charge.priceVersion());
       }
     } catch (RuntimeException | Error e) {
       // The gateway's own bookkeeping failed: still record, charging every dispatched attempt
@@ -977,7 +977,7 @@ public final class Gateway implements AutoCloseable {
         error.addSuppressed(failure);
       }
       charge = new Charge(null, saturatedMultiply(call.worstCaseMicros, call.dispatched),
-          true);
+          true, call.worstPriceVersion);
       outcome = call.dispatched > 0 ? UsageOutcome.UNKNOWN : UsageOutcome.FAILED;
     }
 
@@ -996,7 +996,7 @@ public final class Gateway implements AutoCloseable {
           .decidedBy(error == null ? null : error.stage())
           .rule(error == null ? null : error.rule())
           .usage(charge.usage()).costMicros(charge.costMicros())
-          .costEstimated(charge.estimated())
+          .costEstimated(charge.estimated()).priceVersion(charge.priceVersion())
           .reservationId(call.reservation == null ? null : call.reservation.id())
           .heldMicros(heldMicros(call)).cacheOutcome(call.cacheStatus.outcome())
           .startedAt(call.startedAt)
@@ -1092,12 +1092,14 @@ public final class Gateway implements AutoCloseable {
     Usage usage = null;
     long cost = 0;
     boolean estimated = false;
+    String version = null;
     if (call.rejectedAnswers != null) {
       for (Call.AnsweredAttempt answered : call.rejectedAnswers) {
         Charge c = chargeAnswer(call, answered.reply(), answered.deployment());
         usage = c.usage();
         cost = saturatedAdd(cost, c.costMicros());
         estimated |= c.estimated();
+        version = c.priceVersion();
       }
     }
     if (call.providerReply != null) {
@@ -1105,13 +1107,17 @@ public final class Gateway implements AutoCloseable {
       usage = c.usage();
       cost = saturatedAdd(cost, c.costMicros());
       estimated |= c.estimated();
+      version = c.priceVersion();
     }
     if (call.unknownAttempts > 0) {
       // An attempt whose outcome is unknown may have been billed: charge its worst case.
       cost = saturatedAdd(cost, saturatedMultiply(call.worstCaseMicros, call.unknownAttempts));
       estimated = true;
+      if (version == null) {
+        version = call.worstPriceVersion;
+      }
     }
-    return new Charge(usage, cost, estimated);
+    return new Charge(usage, cost, estimated, version);
   }
 
   /** Prices one answer a provider gave, at the price of the deployment that gave it. */
@@ -1126,10 +1132,11 @@ public final class Gateway implements AutoCloseable {
     Price price = answeredBy != null && answeredBy.priceOverride() != null
         ? answeredBy.priceOverride() : call.model.spec().price();
     if (price == null) {
-      return new Charge(usage, call.worstCaseMicros, true);
+      return new Charge(usage, call.worstCaseMicros, true, call.worstPriceVersion);
     }
     Charge checked = checkUsage(call, usage, price);
-    return new Charge(checked.usage(), checked.costMicros(), estimated | checked.estimated());
+    return new Charge(checked.usage(), checked.costMicros(), estimated | checked.estimated(),
+        checked.priceVersion());
   }
 
   /**
@@ -1143,15 +1150,20 @@ public final class Gateway implements AutoCloseable {
     long prompt = usage.promptTokens();
     long completion = usage.completionTokens();
     long cached = usage.cachedTokens();
+    long cacheWrite = usage.cacheWriteTokens();
+    long reasoning = usage.reasoningTokens();
     String invalid = null;
     long cost = 0;
-    if (prompt < 0 || completion < 0 || cached < 0) {
-      invalid = "a negative token count";
-    } else if (cached > prompt) {
-      invalid = "more cached than prompt tokens";
+    if (prompt < 0 || completion < 0 || cached < 0 || cacheWrite < 0 || reasoning < 0) {
+      invalid = "a negative or malformed token count";
+    } else if (cached > prompt || cacheWrite > prompt - cached) {
+      invalid = "more cached and cache-write than prompt tokens";
+    } else if (reasoning > completion) {
+      invalid = "more reasoning than completion tokens";
     } else {
       try {
-        cost = price.cost(prompt - cached, cached, completion);
+        cost = price.cost(prompt - cached - cacheWrite, cached, cacheWrite,
+            completion - reasoning, reasoning);
         if (cost > io.pointsman.spi.Counter.MAX_VALUE) {
           invalid = "a cost above " + io.pointsman.spi.Counter.MAX_VALUE + " micro-units";
         }
@@ -1166,7 +1178,8 @@ public final class Gateway implements AutoCloseable {
           call.requestId, deploymentId(call), invalid, prompt, cached, completion,
           call.worstCaseMicros);
       long output = saturatedMultiply(call.outputCap, call.choices);
-      return new Charge(Usage.of(call.model.inputTokens(), output), call.worstCaseMicros, true);
+      return new Charge(Usage.of(call.model.inputTokens(), output), call.worstCaseMicros, true,
+          call.worstPriceVersion);
     }
     long outputBound = saturatedMultiply(call.outputCap, call.choices);
     if (prompt > call.model.inputTokens() || completion > outputBound) {
@@ -1176,7 +1189,7 @@ public final class Gateway implements AutoCloseable {
           + " case of {}", call.requestId, deploymentId(call), prompt,
           call.model.inputTokens(), completion, outputBound, cost, call.worstCaseMicros);
     }
-    return new Charge(usage, cost, false);
+    return new Charge(usage, cost, false, price.version());
   }
 
   private static String deploymentId(Call call) {
@@ -1290,12 +1303,13 @@ public final class Gateway implements AutoCloseable {
     // The router knows every deployment it may pick, fallbacks and price overrides included.
     price = price.max(router.worstPrice(spec.name()));
     try {
-      // Input at the worst input price (cached input is never dearer in a sane price, but the
-      // worst case does not assume it), every choice at the full output cap.
+      // Every input token at the dearest input price (a cache read or write may cost more than
+      // plain input in a price as configured), every choice at the full output cap and the
+      // dearer of the output and reasoning prices.
       long input = call.model.inputTokens();
       long output = Math.multiplyExact(call.outputCap, (long) call.choices);
-      return price.cachedInputPerMillion() > price.inputPerMillion()
-          ? price.cost(0, input, output) : price.cost(input, 0, output);
+      call.worstPriceVersion = price.version();
+      return price.worstCost(input, output);
     } catch (ArithmeticException e) {
       throw PointsmanException.badRequest(Stages.RATELIMIT_RESERVE,
           "the request's worst-case cost overflows");

@@ -28,6 +28,11 @@ public record ModelSpec(
   /** Capability: image input. */
   public static final String VISION = "vision";
   /**
+   * Capability: a JSON schema response format. Recorded from price tables; the gateway
+   * enforces {@link #TOOLS}, {@link #STREAMING} and {@link #VISION} only.
+   */
+  public static final String JSON_SCHEMA = "json_schema";
+  /**
    * The default bound of one image part's input tokens: 4,096. It covers the published worst
    * cases of OpenAI's tile-based high detail (gpt-4o: 85 + 8 tiles × 170 = 1,445), of its
    * patch-based models (at most 1,536 patches × a multiplier of at most 2.46 = 3,779) and of
@@ -177,6 +182,17 @@ public record ModelSpec(
      */
     public Builder capabilities(String... values) {
       this.capabilities = Set.of(values);
+      return this;
+    }
+
+    /**
+     * Sets the capabilities.
+     *
+     * @param values the capabilities
+     * @return this builder
+     */
+    public Builder capabilities(java.util.Collection<String> values) {
+      this.capabilities = Set.copyOf(values);
       return this;
     }
 

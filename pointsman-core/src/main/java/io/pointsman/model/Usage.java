@@ -80,4 +80,41 @@ public record Usage(
     return promptTokensDetails == null || promptTokensDetails.cachedTokens() == null
         ? 0 : promptTokensDetails.cachedTokens();
   }
+
+  /**
+   * Returns the prompt tokens written to the provider's prompt cache (Anthropic's
+   * {@code cache_creation_input_tokens}, kept in this usage's extra fields), zero when none
+   * were reported, or -1 when the field is not a whole number (which the gateway treats as
+   * impossible usage). They are part of {@link #promptTokens()} and not of
+   * {@link #cachedTokens()}.
+   *
+   * @return cache-write tokens
+   */
+  @JsonIgnore
+  public long cacheWriteTokens() {
+    return count(extra.get(CACHE_WRITE_FIELD));
+  }
+
+  /**
+   * Returns the reasoning tokens ({@code completion_tokens_details.reasoning_tokens}), zero
+   * when none were reported, or -1 when the field is not a whole number. They are part of
+   * {@link #completionTokens()}.
+   *
+   * @return reasoning tokens
+   */
+  @JsonIgnore
+  public long reasoningTokens() {
+    return count(completionTokensDetails == null ? null
+        : completionTokensDetails.get("reasoning_tokens"));
+  }
+
+  /** The extra field that carries cache-write tokens. */
+  public static final String CACHE_WRITE_FIELD = "cache_creation_input_tokens";
+
+  private static long count(JsonNode node) {
+    if (node == null || node.isNull()) {
+      return 0;
+    }
+    return node.canConvertToExactIntegral() && node.canConvertToLong() ? node.asLong() : -1;
+  }
 }

@@ -34,13 +34,15 @@ import java.util.Set;
  * @param cacheOutcome what the cache did
  * @param startedAt when the call entered the gateway
  * @param durationNanos how long the call took until this record
+ * @param priceVersion the version of the price the cost was computed at (see
+ *     {@link io.pointsman.catalog.Price#version()}), or {@code null} when no price applied
  */
 public record UsageRecord(
     String eventId, String requestId, String keyId, String userId, String teamId, String orgId,
     Set<String> tags, String model, String deploymentId, int attempts, UsageOutcome outcome,
     int httpStatus, String decidedBy, String rule, Usage usage, long costMicros,
     boolean costEstimated, String reservationId, long heldMicros, CacheOutcome cacheOutcome,
-    Instant startedAt, long durationNanos) {
+    Instant startedAt, long durationNanos, String priceVersion) {
 
   /**
    * Validates the fields. This positional form gains a parameter whenever the record gains a
@@ -69,6 +71,7 @@ public record UsageRecord(
    * @param cacheOutcome what the cache did
    * @param startedAt when the call entered the gateway
    * @param durationNanos how long the call took until this record
+   * @param priceVersion the version of the price the cost was computed at, or {@code null}
    * @throws NullPointerException if a required field is null
    * @throws IllegalArgumentException if a count or amount is negative
    */
@@ -83,6 +86,47 @@ public record UsageRecord(
     if (attempts < 0 || costMicros < 0 || heldMicros < 0 || durationNanos < 0) {
       throw new IllegalArgumentException("usage record amounts must not be negative");
     }
+  }
+
+  /**
+   * Creates a record with no price version (the form before the record had one). Prefer
+   * {@link #builder()}.
+   *
+   * @param eventId the call's event id
+   * @param requestId the call's request id
+   * @param keyId the virtual key's id
+   * @param userId the user, or {@code null}
+   * @param teamId the team, or {@code null}
+   * @param orgId the organisation, or {@code null}
+   * @param tags the key's and the call's tags
+   * @param model the canonical model, or {@code null} when the call ended before resolving it
+   * @param deploymentId the deployment that answered, or {@code null}
+   * @param attempts the number of provider attempts dispatched
+   * @param outcome how the call ended
+   * @param httpStatus the status returned to the caller
+   * @param decidedBy the stage that decided a failure, or {@code null} on success
+   * @param rule the rule that decided, or {@code null}
+   * @param usage token usage charged, or {@code null} when no provider work was done
+   * @param costMicros the amount charged, in micro-units
+   * @param costEstimated whether the cost is an estimate (unknown outcome, missing usage,
+   *     unpriced model, cancelled stream) rather than priced provider usage
+   * @param reservationId the reservation, or {@code null} when none was taken
+   * @param heldMicros the amount the reservation held
+   * @param cacheOutcome what the cache did
+   * @param startedAt when the call entered the gateway
+   * @param durationNanos how long the call took until this record
+   * @throws NullPointerException if a required field is null
+   * @throws IllegalArgumentException if a count or amount is negative
+   */
+  public UsageRecord(
+      String eventId, String requestId, String keyId, String userId, String teamId, String orgId,
+      Set<String> tags, String model, String deploymentId, int attempts, UsageOutcome outcome,
+      int httpStatus, String decidedBy, String rule, Usage usage, long costMicros,
+      boolean costEstimated, String reservationId, long heldMicros, CacheOutcome cacheOutcome,
+      Instant startedAt, long durationNanos) {
+    this(eventId, requestId, keyId, userId, teamId, orgId, tags, model, deploymentId, attempts,
+        outcome, httpStatus, decidedBy, rule, usage, costMicros, costEstimated, reservationId,
+        heldMicros, cacheOutcome, startedAt, durationNanos, null);
   }
 
   /**
@@ -125,6 +169,7 @@ public record UsageRecord(
     b.cacheOutcome = cacheOutcome;
     b.startedAt = startedAt;
     b.durationNanos = durationNanos;
+    b.priceVersion = priceVersion;
     return b;
   }
 
@@ -156,6 +201,7 @@ public record UsageRecord(
     private CacheOutcome cacheOutcome;
     private Instant startedAt;
     private long durationNanos;
+    private String priceVersion;
 
     private Builder() {}
 
@@ -403,6 +449,17 @@ public record UsageRecord(
     }
 
     /**
+     * Sets the version of the price the cost was computed at.
+     *
+     * @param priceVersion the value, or {@code null} when no price applied
+     * @return this builder
+     */
+    public Builder priceVersion(String priceVersion) {
+      this.priceVersion = priceVersion;
+      return this;
+    }
+
+    /**
      * Builds the record.
      *
      * @return the record
@@ -412,7 +469,8 @@ public record UsageRecord(
     public UsageRecord build() {
       return new UsageRecord(eventId, requestId, keyId, userId, teamId, orgId, tags, model,
           deploymentId, attempts, outcome, httpStatus, decidedBy, rule, usage, costMicros,
-          costEstimated, reservationId, heldMicros, cacheOutcome, startedAt, durationNanos);
+          costEstimated, reservationId, heldMicros, cacheOutcome, startedAt, durationNanos,
+          priceVersion);
     }
   }
 }

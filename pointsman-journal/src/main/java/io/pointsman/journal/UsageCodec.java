@@ -34,6 +34,8 @@ final class UsageCodec {
   static final byte SETTLED = 3;
 
   private static final byte VERSION = 1;
+  /** Settled records from this version on end with the price version they were charged at. */
+  private static final byte RECORD_VERSION = 2;
   private static final long[] NO_SEQUENCES = new long[0];
 
   private UsageCodec() {}
@@ -107,7 +109,7 @@ final class UsageCodec {
   static byte[] encode(UsageRecord r, long[] intentSequences) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(384);
     try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(VERSION);
+      out.writeByte(RECORD_VERSION);
       str(out, r.eventId());
       str(out, r.requestId());
       str(out, r.keyId());
@@ -130,6 +132,7 @@ final class UsageCodec {
       str(out, r.cacheOutcome().name());
       instant(out, r.startedAt());
       out.writeLong(r.durationNanos());
+      str(out, r.priceVersion());
       if (intentSequences.length > 0) {
         out.writeInt(intentSequences.length);
         for (long sequence : intentSequences) {
@@ -170,7 +173,10 @@ final class UsageCodec {
   }
 
   private static UsageRecord readRecord(DataInputStream in) throws IOException {
-    version(in);
+    byte v = in.readByte();
+    if (v != VERSION && v != RECORD_VERSION) {
+      throw new IOException("unknown record payload version " + v);
+    }
     String eventId = str(in);
     String requestId = str(in);
     String keyId = str(in);
@@ -195,13 +201,15 @@ final class UsageCodec {
     CacheOutcome cache = CacheOutcome.valueOf(str(in));
     Instant startedAt = instant(in);
     long duration = in.readLong();
+    // Version 1 records were written before records carried their price version.
+    String priceVersion = v == RECORD_VERSION ? str(in) : null;
     return UsageRecord.builder()
         .eventId(eventId).requestId(requestId).keyId(keyId).userId(userId).teamId(teamId)
         .orgId(orgId).tags(tags).model(model).deploymentId(deploymentId).attempts(attempts)
         .outcome(outcome).httpStatus(httpStatus).decidedBy(decidedBy).rule(rule).usage(usage)
         .costMicros(cost).costEstimated(estimated).reservationId(reservationId)
         .heldMicros(held).cacheOutcome(cache).startedAt(startedAt).durationNanos(duration)
-        .build();
+        .priceVersion(priceVersion).build();
   }
 
   private static void version(DataInputStream in) throws IOException {

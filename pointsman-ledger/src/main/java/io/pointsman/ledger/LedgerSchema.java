@@ -39,7 +39,7 @@ import javax.sql.DataSource;
 public final class LedgerSchema {
   /** The migrations this code ships, in order; the version is the position plus one. */
   static final List<String> MIGRATIONS =
-      List.of("V1__ledger.sql", "V2__quarantine_conflicts.sql");
+      List.of("V1__ledger.sql", "V2__quarantine_conflicts.sql", "V3__price_versions.sql");
 
   /** An arbitrary constant shared by every Pointsman instance: "pointsman" in ASCII. */
   private static final long ADVISORY_LOCK_KEY = 0x706f696e74736d61L;

@@ -78,22 +78,23 @@ public final class PostgresSettlement implements Settlement {
       + " SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],"
       + " ?::text[], ?::text[], ?::text[], ?::int4[], ?::text[], ?::int4[], ?::text[], ?::text[],"
       + " ?::int8[], ?::int8[], ?::int8[], ?::int8[], ?::bool[], ?::text[], ?::int8[], ?::text[],"
-      + " ?::text[], ?::int8[])"
+      + " ?::text[], ?::int8[], ?::text[], ?::int8[], ?::int8[])"
       + " AS u(event_id, request_id, key_id, user_id, team_id, org_id, tags, model,"
       + " deployment_id, attempts, outcome, http_status, decided_by, rule, prompt_tokens,"
       + " completion_tokens, cached_tokens, cost_micros, cost_estimated, reservation_id,"
-      + " held_micros, cache_outcome, started_at, duration_nanos)"
+      + " held_micros, cache_outcome, started_at, duration_nanos, price_version,"
+      + " cache_write_tokens, reasoning_tokens)"
       + "), written AS ("
       + " INSERT INTO pointsman.ledger_entries (event_id, request_id, key_id, user_id, team_id,"
       + " org_id, tags, model, deployment_id, attempts, outcome, status, http_status,"
       + " decided_by, rule, prompt_tokens, completion_tokens, cached_tokens, cost_micros,"
       + " cost_estimated, reservation_id, held_micros, cache_outcome, started_at,"
-      + " duration_nanos, recorded_at)"
+      + " duration_nanos, price_version, cache_write_tokens, reasoning_tokens, recorded_at)"
       + " SELECT event_id, request_id, key_id, user_id, team_id, org_id, tags::text[], model,"
       + " deployment_id, attempts, outcome, 'SETTLED', http_status, decided_by, rule,"
       + " prompt_tokens, completion_tokens, cached_tokens, cost_micros, cost_estimated,"
       + " reservation_id, held_micros, cache_outcome, started_at::timestamptz, duration_nanos,"
-      + " ?::timestamptz"
+      + " price_version, cache_write_tokens, reasoning_tokens, ?::timestamptz"
       // One insertion order for every settler, so that two batches sharing event ids wait for
       // each other instead of deadlocking.
       + " FROM input ORDER BY event_id"
@@ -561,6 +562,9 @@ public final class PostgresSettlement implements Settlement {
     String[] cache = new String[n];
     String[] startedAt = new String[n];
     Long[] duration = new Long[n];
+    String[] priceVersion = new String[n];
+    Long[] cacheWriteTokens = new Long[n];
+    Long[] reasoningTokens = new Long[n];
     for (int i = 0; i < n; i++) {
       UsageRecord r = records.get(i);
       eventId[i] = r.eventId();
@@ -582,6 +586,11 @@ public final class PostgresSettlement implements Settlement {
         promptTokens[i] = usage.promptTokens();
         completionTokens[i] = usage.completionTokens();
         cachedTokens[i] = usage.cachedTokens();
+        // A malformed count (-1) was charged as impossible usage: the row keeps no count.
+        long write = usage.cacheWriteTokens();
+        long reasoning = usage.reasoningTokens();
+        cacheWriteTokens[i] = write < 0 ? null : write;
+        reasoningTokens[i] = reasoning < 0 ? null : reasoning;
       }
       cost[i] = r.costMicros();
       estimated[i] = r.costEstimated();
@@ -590,6 +599,7 @@ public final class PostgresSettlement implements Settlement {
       cache[i] = r.cacheOutcome().name();
       startedAt[i] = r.startedAt().toString();
       duration[i] = r.durationNanos();
+      priceVersion[i] = r.priceVersion();
     }
     java.sql.Array eventIds = Sql.text(c, eventId);
     java.sql.Array costs = Sql.int8(c, cost);
@@ -623,6 +633,9 @@ public final class PostgresSettlement implements Settlement {
       ps.setArray(p++, Sql.text(c, cache));
       ps.setArray(p++, Sql.text(c, startedAt));
       ps.setArray(p++, Sql.int8(c, duration));
+      ps.setArray(p++, Sql.text(c, priceVersion));
+      ps.setArray(p++, Sql.int8(c, cacheWriteTokens));
+      ps.setArray(p++, Sql.int8(c, reasoningTokens));
       ps.setString(p++, now);
       ps.setString(p, now);
       try (ResultSet rs = ps.executeQuery()) {
@@ -1275,6 +1288,76 @@ public final class PostgresSettlement implements Settlement {
   private static Long nullableLong(ResultSet rs, int column) throws SQLException {
     long v = rs.getLong(column);
     return rs.wasNull() ? null : v;
+  }
+
+  /**
+   * Re-rates the settled rows of a model that were charged at one price version: what the
+   * corrected price would have charged them, from the token counts each row keeps (plain,
+   * cached and cache-write input; plain and reasoning output), with each row rounded up to the
+   * next micro-unit as the gateway rounds. Rows whose cost was an estimate are counted apart.
+   * Read-only, in one snapshot.
+   *
+   * @param model the canonical model
+   * @param priceVersion the version the rows were charged at (see
+   *     {@link io.pointsman.catalog.Price#version()})
+   * @param corrected the corrected price
+   * @param from the earliest call start included, or {@code null} for no bound
+   * @param to the call start bound, exclusive, or {@code null} for no bound
+   * @return the figures
+   * @throws NullPointerException if model, priceVersion or corrected is null
+   * @throws io.pointsman.PointsmanException if the database cannot be reached (status
+   *     {@code UNAVAILABLE})
+   */
+  public RerateReport rerate(String model, String priceVersion,
+      io.pointsman.catalog.Price corrected, Instant from, Instant to) {
+    Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(priceVersion, "priceVersion");
+    Objects.requireNonNull(corrected, "corrected");
+    String sql = "WITH rows AS (SELECT cost_micros, cost_estimated,"
+        + " prompt_tokens - coalesce(cached_tokens, 0) - coalesce(cache_write_tokens, 0)"
+        + " AS plain_in,"
+        + " coalesce(cached_tokens, 0) AS cached_in, coalesce(cache_write_tokens, 0) AS write_in,"
+        + " completion_tokens - coalesce(reasoning_tokens, 0) AS plain_out,"
+        + " coalesce(reasoning_tokens, 0) AS reasoning_out"
+        + " FROM pointsman.ledger_entries WHERE status = 'SETTLED' AND model = ?"
+        + " AND price_version = ? AND (?::timestamptz IS NULL OR started_at >= ?::timestamptz)"
+        + " AND (?::timestamptz IS NULL OR started_at < ?::timestamptz))"
+        + " SELECT count(*) FILTER (WHERE NOT cost_estimated AND plain_in IS NOT NULL"
+        + " AND plain_out IS NOT NULL),"
+        + " coalesce(sum(cost_micros) FILTER (WHERE NOT cost_estimated AND plain_in IS NOT NULL"
+        + " AND plain_out IS NOT NULL), 0),"
+        + " coalesce(sum(ceil((plain_in::numeric * ? + cached_in::numeric * ?"
+        + " + write_in::numeric * ? + plain_out::numeric * ? + reasoning_out::numeric * ?)"
+        + " / 1000000)) FILTER (WHERE NOT cost_estimated AND plain_in IS NOT NULL"
+        + " AND plain_out IS NOT NULL), 0),"
+        + " count(*) FILTER (WHERE cost_estimated OR plain_in IS NULL OR plain_out IS NULL),"
+        + " coalesce(sum(cost_micros) FILTER (WHERE cost_estimated OR plain_in IS NULL"
+        + " OR plain_out IS NULL), 0)"
+        + " FROM rows";
+    String fromText = from == null ? null : from.toString();
+    String toText = to == null ? null : to.toString();
+    return Sql.inTransaction(jdbi, "re-rating", h -> {
+      Connection c = h.getConnection();
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
+        int p = 1;
+        ps.setString(p++, model);
+        ps.setString(p++, priceVersion);
+        ps.setString(p++, fromText);
+        ps.setString(p++, fromText);
+        ps.setString(p++, toText);
+        ps.setString(p++, toText);
+        ps.setLong(p++, corrected.inputPerMillion());
+        ps.setLong(p++, corrected.cachedInputPerMillion());
+        ps.setLong(p++, corrected.cacheWritePerMillion());
+        ps.setLong(p++, corrected.outputPerMillion());
+        ps.setLong(p, corrected.reasoningPerMillion());
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return new RerateReport(model, priceVersion, corrected.version(), rs.getLong(1),
+              rs.getLong(2), rs.getBigDecimal(3).longValueExact(), rs.getLong(4), rs.getLong(5));
+        }
+      }
+    });
   }
 
   /**

@@ -52,6 +52,7 @@ final class QuarantineCodec {
     n.put("cacheOutcome", r.cacheOutcome().name());
     n.put("startedAt", r.startedAt().toString());
     n.put("durationNanos", r.durationNanos());
+    n.put("priceVersion", r.priceVersion());
     return write(n);
   }
 
@@ -103,6 +104,7 @@ final class QuarantineCodec {
           .cacheOutcome(CacheOutcome.valueOf(text(n, "cacheOutcome")))
           .startedAt(Instant.parse(text(n, "startedAt")))
           .durationNanos(n.get("durationNanos").asLong())
+          .priceVersion(text(n, "priceVersion"))
           .build();
     } catch (JsonProcessingException | RuntimeException e) {
       throw new IllegalStateException("quarantined record payload cannot be decoded", e);
