@@ -65,6 +65,10 @@ public final class FacadeOverhead {
   private static final String HEADER = "run,rate,arm,requests,errors,p50_us,p90_us,p99_us,"
       + "max_us,cpu_us_per_request,ledger_rows";
 
+  /** Failed requests by kind (status code or exception class), for the run in progress. */
+  private static final Map<String, AtomicLong> ERRORS =
+      new java.util.concurrent.ConcurrentSkipListMap<>();
+
   private FacadeOverhead() {}
 
   /**
@@ -98,12 +102,14 @@ public final class FacadeOverhead {
     try {
       for (String rateText : opts.getOrDefault("rates", "50,500,2000").split(",")) {
         int rate = Integer.parseInt(rateText.trim());
-        for (String arm : List.of("direct", "facade", "portkey", "portkey", "facade",
-            "direct")) {
+        List<String> arms = List.of(opts.getOrDefault("arms",
+            "direct,facade,portkey,portkey,facade,direct").split(","));
+        for (String arm : arms) {
           run++;
           String row = run + "," + rate + "," + arm + "," + switch (arm) {
             case "direct" -> direct(upstream, rate, warmup, measure);
-            case "facade" -> facade(upstream, rate, warmup, measure, out.resolve("logs"));
+            case "facade" -> facade(upstream, rate, warmup, measure, out.resolve("logs"),
+                opts.containsKey("stages"));
             default -> portkey(upstream, portkeyDir, rate, warmup, measure);
           };
           System.out.println(row);
@@ -148,7 +154,7 @@ public final class FacadeOverhead {
   }
 
   private static String facade(HttpFixtureServer upstream, int rate, double warmup,
-      double measure, Path logs) throws Exception {
+      double measure, Path logs, boolean stages) throws Exception {
     Files.createDirectories(logs);
     Path dir = Files.createTempDirectory("pointsman-overhead");
     String key = VirtualKeys.generate();
@@ -178,6 +184,13 @@ public final class FacadeOverhead {
           ok.incrementAndGet();
         };
         row = measured(call, rate, warmup, measure, p.pid());
+        if (stages) {
+          HttpResponse<String> m = client.send(HttpRequest.newBuilder(URI.create(
+              "http://127.0.0.1:" + port + "/metrics")).build(),
+              HttpResponse.BodyHandlers.ofString());
+          Files.writeString(logs.resolve("stages-" + rate + "-" + System.nanoTime() + ".txt"),
+              m.body());
+        }
       } finally {
         p.destroy();
         if (!p.waitFor(120, TimeUnit.SECONDS)) {
@@ -261,8 +274,12 @@ public final class FacadeOverhead {
     openLoop(call, rate, warmup);
     long cpuBefore = cpuMicros(pid);
     long[] counts = new long[2];
+    ERRORS.clear();
     Histogram h = openLoop(call, rate, measure, counts);
     long cpu = cpuMicros(pid) - cpuBefore;
+    if (!ERRORS.isEmpty()) {
+      System.out.println("errors by kind at " + rate + "/s: " + ERRORS);
+    }
     long requests = counts[0] + counts[1];
     return requests + "," + counts[1] + "," + h.getValueAtPercentile(50) / 1000 + ","
         + h.getValueAtPercentile(90) / 1000 + "," + h.getValueAtPercentile(99) / 1000 + ","
@@ -302,6 +319,10 @@ public final class FacadeOverhead {
           ok.incrementAndGet();
         } catch (Exception e) {
           failed.incrementAndGet();
+          String kind = e.getMessage() != null && e.getMessage().startsWith("status ")
+              ? e.getMessage().substring(0, Math.min(e.getMessage().length(), 10))
+              : e.getClass().getSimpleName();
+          ERRORS.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
         } finally {
           latency.recordValue(Math.max(0, System.nanoTime() - scheduled));
         }
