@@ -30,8 +30,10 @@ final class Settings {
     this.gateway = m.gateway;
     this.keys = m.keys;
     this.defaultModel = m.defaultModel;
-    PointsmanChatRequestParameters.Builder d = PointsmanChatRequestParameters.builder()
-        .overrideWith(m.defaults);
+    PointsmanChatRequestParameters.Builder d = PointsmanChatRequestParameters.builder();
+    if (m.defaults != null) {
+      d.overrideWith(m.defaults);
+    }
     if (m.defaultModel != null) {
       d.modelName(m.defaultModel);
     }
