@@ -3,6 +3,7 @@ package io.pointsman.langchain4j;
 import dev.langchain4j.model.chat.listener.ChatModelListener;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.request.ChatRequestParameters;
+import io.pointsman.CacheControl;
 import io.pointsman.CallOptions;
 import io.pointsman.Gateway;
 import java.time.Duration;
@@ -47,11 +48,13 @@ final class Settings {
     this.tags.forEach(probe::tag);
   }
 
-  /** The call's options: the request's own key, else the supplier's. */
+  /** The call's options: the request's own key, else the supplier's; its cache control. */
   CallOptions options(ChatRequest request) {
     String key = null;
+    CacheControl cacheControl = null;
     if (request.parameters() instanceof PointsmanChatRequestParameters p) {
       key = p.virtualKey();
+      cacheControl = p.cacheControl();
     }
     if (key == null) {
       key = keys.keyFor(request);
@@ -60,10 +63,13 @@ final class Settings {
             "the CallerKeys supplier returned no virtual key for this call");
       }
     }
-    if (timeout == null && tags.isEmpty()) {
+    if (timeout == null && tags.isEmpty() && cacheControl == null) {
       return CallOptions.of(key);
     }
     CallOptions.Builder b = CallOptions.builder(key);
+    if (cacheControl != null) {
+      b.cacheControl(cacheControl);
+    }
     if (timeout != null) {
       b.timeout(timeout);
     }
