@@ -32,7 +32,8 @@ class ModuleDescriptorsTest {
       "pointsman-core-testing", "io.pointsman.core.testing",
       "pointsman-ledger-testing", "io.pointsman.ledger.testing",
       "pointsman-micrometer", "io.pointsman.micrometer",
-      "pointsman-opentelemetry", "io.pointsman.opentelemetry");
+      "pointsman-opentelemetry", "io.pointsman.opentelemetry",
+      "pointsman-langchain4j", "io.pointsman.langchain4j");
 
   /** Packages that hold only resources, which a module need not export. */
   private static final Set<String> RESOURCES_ONLY = Set.of("db.migration");
