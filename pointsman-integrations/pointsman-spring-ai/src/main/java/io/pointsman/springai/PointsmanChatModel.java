@@ -211,10 +211,17 @@ public final class PointsmanChatModel implements ChatModel {
     Observation observation = ChatModelObservationDocumentation.CHAT_MODEL_OPERATION
         .observation(observationConvention, DEFAULT_CONVENTION, () -> context,
             observationRegistry);
-    Flux<ChatResponse> chunks = Flux.<ChatResponse>create(
-            sink -> runStream(request, callOptions, previous, sink, context),
-            FluxSink.OverflowStrategy.BUFFER)
-        .subscribeOn(scheduler)
+    // The blocking gateway stream runs as a task of its own on the scheduler rather than
+    // through subscribeOn: cancelling the subscription then cancels the gateway stream through
+    // its StreamControl (the provider stops, the call is accounted as cancelled) instead of
+    // interrupting the thread the provider is reading on.
+    Flux<ChatResponse> chunks = Flux.<ChatResponse>create(sink -> {
+          try {
+            scheduler.schedule(() -> runStream(request, callOptions, previous, sink, context));
+          } catch (RuntimeException rejected) {
+            sink.error(rejected);
+          }
+        }, FluxSink.OverflowStrategy.BUFFER)
         .doOnSubscribe(s -> observation.start())
         .doOnError(observation::error)
         .doFinally(s -> observation.stop());
