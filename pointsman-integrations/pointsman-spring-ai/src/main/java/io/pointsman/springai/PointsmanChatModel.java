@@ -2,6 +2,7 @@ package io.pointsman.springai;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.pointsman.CacheControl;
 import io.pointsman.CallOptions;
 import io.pointsman.ChatResult;
 import io.pointsman.Gateway;
@@ -173,24 +174,23 @@ public final class PointsmanChatModel implements ChatModel {
   private ChatResponse internalCall(Prompt prompt, ChatResponse previous) {
     PointsmanChatOptions options = (PointsmanChatOptions) prompt.getOptions();
     ChatRequest request = Translation.request(prompt.getInstructions(), options, tools(options));
-    CallOptions callOptions = CallOptions.of(keyFor(prompt, options));
-    ChatModelObservationContext context = ChatModelObservationContext.builder()
-        .prompt(prompt).provider(OBSERVATION_PROVIDER).build();
-    ChatResponse response = ChatModelObservationDocumentation.CHAT_MODEL_OPERATION
-        .observation(observationConvention, DEFAULT_CONVENTION, () -> context,
-            observationRegistry)
-        .observe(() -> {
-          ChatResult result;
-          try {
-            result = gateway.chat(request, callOptions);
-          } catch (PointsmanException e) {
-            throw Translation.error(e);
-          }
-          ChatResponse r = Translation.response(result,
-              UsageCalculator.getCumulativeUsage(Translation.usage(result), previous));
-          context.setResponse(r);
-          return r;
-        });
+    CallOptions callOptions = callOptions(prompt, options);
+    ChatResponse response;
+    if (observationRegistry.isNoop()) {
+      // No observation: not even its context is built (the common case, and the measured one).
+      response = send(request, callOptions, previous);
+    } else {
+      ChatModelObservationContext context = ChatModelObservationContext.builder()
+          .prompt(prompt).provider(OBSERVATION_PROVIDER).build();
+      response = ChatModelObservationDocumentation.CHAT_MODEL_OPERATION
+          .observation(observationConvention, DEFAULT_CONVENTION, () -> context,
+              observationRegistry)
+          .observe(() -> {
+            ChatResponse r = send(request, callOptions, previous);
+            context.setResponse(r);
+            return r;
+          });
+    }
     if (toolExecutionEligibilityPredicate.isToolExecutionRequired(options, response)) {
       ToolExecutionResult executed = toolCallingManager.executeToolCalls(prompt, response);
       if (executed.returnDirect()) {
@@ -202,10 +202,22 @@ public final class PointsmanChatModel implements ChatModel {
     return response;
   }
 
+  private ChatResponse send(ChatRequest request, CallOptions callOptions,
+      ChatResponse previous) {
+    ChatResult result;
+    try {
+      result = gateway.chat(request, callOptions);
+    } catch (PointsmanException e) {
+      throw Translation.error(e);
+    }
+    return Translation.response(result,
+        UsageCalculator.getCumulativeUsage(Translation.usage(result), previous));
+  }
+
   private Flux<ChatResponse> internalStream(Prompt prompt, ChatResponse previous) {
     PointsmanChatOptions options = (PointsmanChatOptions) prompt.getOptions();
     ChatRequest request = Translation.request(prompt.getInstructions(), options, tools(options));
-    CallOptions callOptions = CallOptions.of(keyFor(prompt, options));
+    CallOptions callOptions = callOptions(prompt, options);
     ChatModelObservationContext context = ChatModelObservationContext.builder()
         .prompt(prompt).provider(OBSERVATION_PROVIDER).build();
     Observation observation = ChatModelObservationDocumentation.CHAT_MODEL_OPERATION
@@ -224,7 +236,9 @@ public final class PointsmanChatModel implements ChatModel {
         }, FluxSink.OverflowStrategy.BUFFER)
         .doOnSubscribe(s -> observation.start())
         .doOnError(observation::error)
-        .doFinally(s -> observation.stop());
+        // Stopped before the end reaches the subscriber (doFinally would run after it).
+        .doOnTerminate(observation::stop)
+        .doOnCancel(observation::stop);
     return chunks.concatMap(response -> {
       if (response.getMetadata().containsKey(METADATA_REQUEST_ID)
           && toolExecutionEligibilityPredicate.isToolExecutionRequired(options, response)) {
@@ -335,6 +349,13 @@ public final class PointsmanChatModel implements ChatModel {
       return List.of();
     }
     return toolCallingManager.resolveToolDefinitions(options);
+  }
+
+  private CallOptions callOptions(Prompt prompt, PointsmanChatOptions options) {
+    String key = keyFor(prompt, options);
+    CacheControl cacheControl = options.getCacheControl();
+    return cacheControl == null || cacheControl == CacheControl.DEFAULT ? CallOptions.of(key)
+        : CallOptions.builder(key).cacheControl(cacheControl).build();
   }
 
   private String keyFor(Prompt prompt, PointsmanChatOptions options) {

@@ -1,5 +1,6 @@
 package io.pointsman.springai;
 
+import io.pointsman.CacheControl;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -41,6 +42,7 @@ public class PointsmanChatOptions implements ToolCallingChatOptions, StructuredO
   private Boolean internalToolExecutionEnabled;
   private Map<String, Object> toolContext = new HashMap<>();
   private String virtualKey;
+  private CacheControl cacheControl;
 
   /** Creates options with every field unset. */
   public PointsmanChatOptions() {}
@@ -90,6 +92,7 @@ public class PointsmanChatOptions implements ToolCallingChatOptions, StructuredO
       out.outputSchemaName = p.outputSchemaName;
       out.strictSchema = p.strictSchema;
       out.virtualKey = p.virtualKey;
+      out.cacheControl = p.cacheControl;
     }
     return out;
   }
@@ -129,6 +132,7 @@ public class PointsmanChatOptions implements ToolCallingChatOptions, StructuredO
     context.putAll(toolContext);
     out.toolContext = context;
     out.virtualKey = first(virtualKey, defaults.virtualKey);
+    out.cacheControl = first(cacheControl, defaults.cacheControl);
     return out;
   }
 
@@ -402,6 +406,24 @@ public class PointsmanChatOptions implements ToolCallingChatOptions, StructuredO
   }
 
   /**
+   * Returns what the call allows the gateway's response cache to do.
+   *
+   * @return the cache control, or {@code null} for {@link CacheControl#DEFAULT}
+   */
+  public CacheControl getCacheControl() {
+    return cacheControl;
+  }
+
+  /**
+   * Sets what the call allows the gateway's response cache to do.
+   *
+   * @param cacheControl the cache control, or {@code null} for {@link CacheControl#DEFAULT}
+   */
+  public void setCacheControl(CacheControl cacheControl) {
+    this.cacheControl = cacheControl;
+  }
+
+  /**
    * Returns a copy of these options (the lists and maps copied, the tool callbacks shared).
    *
    * @return the copy
@@ -435,14 +457,16 @@ public class PointsmanChatOptions implements ToolCallingChatOptions, StructuredO
         && Objects.equals(toolNames, other.toolNames)
         && Objects.equals(internalToolExecutionEnabled, other.internalToolExecutionEnabled)
         && Objects.equals(toolContext, other.toolContext)
-        && Objects.equals(virtualKey, other.virtualKey);
+        && Objects.equals(virtualKey, other.virtualKey)
+        && cacheControl == other.cacheControl;
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(model, frequencyPenalty, maxTokens, presencePenalty, stopSequences,
         temperature, topP, seed, user, outputSchema, outputSchemaName, strictSchema,
-        toolCallbacks, toolNames, internalToolExecutionEnabled, toolContext, virtualKey);
+        toolCallbacks, toolNames, internalToolExecutionEnabled, toolContext, virtualKey,
+        cacheControl);
   }
 
   @Override
@@ -451,7 +475,8 @@ public class PointsmanChatOptions implements ToolCallingChatOptions, StructuredO
     return "PointsmanChatOptions{model=" + model + ", temperature=" + temperature
         + ", maxTokens=" + maxTokens + ", topP=" + topP + ", stop=" + stopSequences
         + ", tools=" + toolCallbacks.size() + ", toolNames=" + toolNames
-        + ", outputSchema=" + (outputSchema != null) + ", virtualKey="
+        + ", outputSchema=" + (outputSchema != null) + ", cacheControl=" + cacheControl
+        + ", virtualKey="
         + (virtualKey == null ? "unset" : "set") + "}";
   }
 
@@ -657,6 +682,17 @@ public class PointsmanChatOptions implements ToolCallingChatOptions, StructuredO
      */
     public Builder virtualKey(String value) {
       options.setVirtualKey(value);
+      return this;
+    }
+
+    /**
+     * Sets what the call allows the gateway's response cache to do.
+     *
+     * @param value the cache control
+     * @return this builder
+     */
+    public Builder cacheControl(CacheControl value) {
+      options.setCacheControl(value);
       return this;
     }
 

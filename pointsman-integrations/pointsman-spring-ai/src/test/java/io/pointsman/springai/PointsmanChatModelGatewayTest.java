@@ -3,6 +3,10 @@ package io.pointsman.springai;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import io.pointsman.CacheControl;
 import io.pointsman.Clock;
 import io.pointsman.Gateway;
 import io.pointsman.PointsmanException;
@@ -46,6 +50,7 @@ import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.ToolResponseMessage;
 import org.springframework.ai.chat.metadata.ChatResponseMetadata;
 import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.observation.ChatModelObservationContext;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.retry.NonTransientAiException;
 import org.springframework.ai.tool.ToolCallback;
@@ -70,6 +75,8 @@ class PointsmanChatModelGatewayTest {
   private static final String OVERRIDE = "pm-springai-override-0001";
   private static final String RETURNED = "pm-springai-returned-0001";
   private static final String HISTORY = "pm-springai-history-0001";
+  private static final String CACHED = "pm-springai-cached-0001";
+  private static final String OBSERVED = "pm-springai-observed-0001";
   private static final String WEATHER_JSON = "{\"city\":\"Paris\",\"celsius\":21}";
   private static final int SLOW_CHUNKS = 40;
 
@@ -93,7 +100,8 @@ class PointsmanChatModelGatewayTest {
     for (String[] k : new String[][] {{PLAIN, "k-plain"}, {STREAM, "k-stream"},
         {TOOL, "k-tool"}, {STREAM_TOOL, "k-stool"}, {ENTITY, "k-entity"},
         {NATIVE, "k-native"}, {POOR, "k-poor"}, {CANCEL, "k-cancel"},
-        {OVERRIDE, "k-override"}, {RETURNED, "k-returned"}, {HISTORY, "k-history"}}) {
+        {OVERRIDE, "k-override"}, {RETURNED, "k-returned"}, {HISTORY, "k-history"},
+        {CACHED, "k-cached"}, {OBSERVED, "k-observed"}}) {
       keys.addKey(k[0], KeySpec.builder(k[1]).team("t1").build());
     }
     ModelCatalog catalog = ModelCatalog.builder()
@@ -448,5 +456,72 @@ class PointsmanChatModelGatewayTest {
     assertThat(sent.get(1).toolCalls()).extracting(c -> c.function().arguments())
         .containsExactly("{\"city\":\"Paris\"}", "{\"city\":\"Rome\"}");
     assertRowMatches(rows("k-history", 1).get(0), response.getMetadata());
+  }
+
+  @Test
+  void theCacheControlOfTheOptionsReachesTheGateway() throws Exception {
+    int before = fast.requests.size();
+    PointsmanChatModel model = model(CACHED);
+    Prompt prompt = new Prompt("Cache me.", PointsmanChatOptions.builder().temperature(0.0)
+        .build());
+
+    ChatResponse first = model.call(prompt);
+    ChatResponse hit = model.call(prompt);
+    ChatResponse skipped = model.call(new Prompt("Cache me.", PointsmanChatOptions.builder()
+        .temperature(0.0).cacheControl(CacheControl.NO_CACHE).build()));
+
+    assertThat(fast.requests).as("the repeat was served by the cache; no-cache was not")
+        .hasSize(before + 2);
+    assertThat(hit.getResult().getOutput().getText())
+        .isEqualTo(first.getResult().getOutput().getText());
+    assertThat((String) hit.getMetadata().get(PointsmanChatModel.METADATA_OUTCOME))
+        .isEqualTo("CACHE_HIT");
+    assertThat((String) skipped.getMetadata().get(PointsmanChatModel.METADATA_OUTCOME))
+        .isEqualTo("SUCCESS");
+    assertThat(rows("k-cached", 3)).extracting(Row::outcome)
+        .containsExactly("SUCCESS", "CACHE_HIT", "SUCCESS");
+  }
+
+  @Test
+  void aCallWithNoVirtualKeyIsRefusedBeforeTheGateway() {
+    int before = fast.requests.size();
+    PointsmanChatModel keyless = PointsmanChatModel.builder(gateway).defaultModel("m").build();
+
+    assertThatThrownBy(() -> keyless.call(new Prompt("Who am I?")))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("virtual key");
+    assertThat(fast.requests).hasSize(before);
+  }
+
+  @Test
+  void aCallIsObservedWhenAnObservationRegistryIsGiven() {
+    List<Observation.Context> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ObservationRegistry registry = ObservationRegistry.create();
+    registry.observationConfig().observationHandler(new ObservationHandler<>() {
+      @Override
+      public boolean supportsContext(Observation.Context context) {
+        return true;
+      }
+
+      @Override
+      public void onStop(Observation.Context context) {
+        stopped.add(context);
+      }
+    });
+    PointsmanChatModel observed = PointsmanChatModel.builder(gateway)
+        .keys(CallerKeys.fixed(OBSERVED)).defaultModel("m").observationRegistry(registry)
+        .build();
+
+    ChatResponse response = observed.call(new Prompt("Am I observed?"));
+    List<ChatResponse> streamed = observed.stream(new Prompt("And now?")).collectList()
+        .block(Duration.ofSeconds(30));
+
+    assertThat(streamed).isNotEmpty();
+    assertThat(stopped).hasSize(2).allSatisfy(c ->
+        assertThat(c).isInstanceOf(ChatModelObservationContext.class));
+    ChatModelObservationContext call = (ChatModelObservationContext) stopped.get(0);
+    assertThat(call.getResponse()).isSameAs(response);
+    assertThat(call.getOperationMetadata().provider()).isEqualTo("pointsman");
+    assertThat(((ChatModelObservationContext) stopped.get(1)).getResponse().getMetadata()
+        .getUsage().getTotalTokens()).isPositive();
   }
 }
