@@ -1,0 +1,55 @@
+package io.pointsman.spring.boot;
+
+import io.pointsman.Clock;
+import io.pointsman.cache.InMemoryExactCache;
+import io.pointsman.spi.ResponseCache;
+import org.springframework.util.ClassUtils;
+
+/** Builds the response cache from {@code pointsman.cache}, with the cache modules present. */
+final class Caches {
+  private static final ClassLoader LOADER = Caches.class.getClassLoader();
+  static final boolean CAFFEINE = ClassUtils.isPresent(
+      "io.pointsman.cache.exact.CaffeineExactCache", LOADER);
+  static final boolean SEMANTIC = ClassUtils.isPresent(
+      "io.pointsman.cache.semantic.SemanticCache", LOADER);
+
+  private Caches() {}
+
+  static ResponseCache build(PointsmanProperties.Cache cache) {
+    PointsmanProperties.Exact exact = cache.exact();
+    boolean semantic = cache.semantic().enabled();
+    if (semantic && !(SEMANTIC && CAFFEINE)) {
+      throw new IllegalStateException("pointsman.cache.semantic.enabled needs"
+          + " io.pointsman:pointsman-cache-semantic on the class path");
+    }
+    if (!exact.enabled()) {
+      if (semantic) {
+        throw new IllegalStateException("the semantic cache runs behind the exact cache:"
+            + " pointsman.cache.exact.enabled must stay true");
+      }
+      return ResponseCache.none();
+    }
+    if (!CAFFEINE) {
+      return InMemoryExactCache.of(Clock.system(), (int) Math.min(Integer.MAX_VALUE,
+          exact.maximumSize()), exact.ttl(), InMemoryExactCache::deterministic);
+    }
+    return semantic ? Modules.tiered(cache) : Modules.caffeine(exact);
+  }
+
+  /** Loaded only when the cache modules are on the class path. */
+  private static final class Modules {
+    private Modules() {}
+
+    static ResponseCache caffeine(PointsmanProperties.Exact exact) {
+      return io.pointsman.cache.exact.CaffeineExactCache.builder()
+          .maximumSize(exact.maximumSize()).ttl(exact.ttl()).build();
+    }
+
+    static ResponseCache tiered(PointsmanProperties.Cache cache) {
+      return io.pointsman.cache.tiered.TieredCache.of(caffeine(cache.exact()),
+          io.pointsman.cache.semantic.SemanticCache.builder(
+                  io.pointsman.cache.semantic.MiniLmEmbedder.builder().build())
+              .threshold(cache.semantic().threshold()).ttl(cache.semantic().ttl()).build());
+    }
+  }
+}
