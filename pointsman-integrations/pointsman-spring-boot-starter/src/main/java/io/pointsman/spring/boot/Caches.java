@@ -7,18 +7,16 @@ import org.springframework.util.ClassUtils;
 
 /** Builds the response cache from {@code pointsman.cache}, with the cache modules present. */
 final class Caches {
-  private static final ClassLoader LOADER = Caches.class.getClassLoader();
-  static final boolean CAFFEINE = ClassUtils.isPresent(
-      "io.pointsman.cache.exact.CaffeineExactCache", LOADER);
-  static final boolean SEMANTIC = ClassUtils.isPresent(
-      "io.pointsman.cache.semantic.SemanticCache", LOADER);
-
   private Caches() {}
 
-  static ResponseCache build(PointsmanProperties.Cache cache) {
+  static ResponseCache build(PointsmanProperties.Cache cache, ClassLoader loader) {
+    boolean caffeine = ClassUtils.isPresent("io.pointsman.cache.exact.CaffeineExactCache",
+        loader);
+    boolean semanticPresent = ClassUtils.isPresent("io.pointsman.cache.semantic.SemanticCache",
+        loader);
     PointsmanProperties.Exact exact = cache.exact();
     boolean semantic = cache.semantic().enabled();
-    if (semantic && !(SEMANTIC && CAFFEINE)) {
+    if (semantic && !(semanticPresent && caffeine)) {
       throw new IllegalStateException("pointsman.cache.semantic.enabled needs"
           + " io.pointsman:pointsman-cache-semantic on the class path");
     }
@@ -29,7 +27,7 @@ final class Caches {
       }
       return ResponseCache.none();
     }
-    if (!CAFFEINE) {
+    if (!caffeine) {
       return InMemoryExactCache.of(Clock.system(), (int) Math.min(Integer.MAX_VALUE,
           exact.maximumSize()), exact.ttl(), InMemoryExactCache::deterministic);
     }

@@ -61,6 +61,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.util.ClassUtils;
@@ -355,12 +356,14 @@ public class PointsmanAutoConfiguration {
    * in-memory exact cache; none with {@code pointsman.cache.exact.enabled=false}.
    *
    * @param properties the properties
+   * @param context the context, whose class loader tells which cache modules are there
    * @return the cache; closed by the gateway
    */
   @Bean(destroyMethod = "")
   @ConditionalOnMissingBean
-  public ResponseCache pointsmanCache(PointsmanProperties properties) {
-    return Caches.build(properties.cache());
+  public ResponseCache pointsmanCache(PointsmanProperties properties,
+      ApplicationContext context) {
+    return Caches.build(properties.cache(), context.getClassLoader());
   }
 
   /**
@@ -533,16 +536,18 @@ public class PointsmanAutoConfiguration {
    * falling back to {@code pointsman.default-key}; else the fixed default key.
    *
    * @param properties the properties
+   * @param context the context, whose class loader tells whether Spring Security is there
    * @return the caller keys
    */
   @Bean
   @ConditionalOnMissingBean
-  public CallerKeys pointsmanCallerKeys(PointsmanProperties properties) {
+  public CallerKeys pointsmanCallerKeys(PointsmanProperties properties,
+      ApplicationContext context) {
     String fallback = properties.defaultKey() == null || properties.defaultKey().isBlank()
         ? null : properties.defaultKey();
     if (properties.security().enabled() && ClassUtils.isPresent(
         "org.springframework.security.core.context.SecurityContextHolder",
-        PointsmanAutoConfiguration.class.getClassLoader())) {
+        context.getClassLoader())) {
       return new SecurityCallerKeys(properties.security().keyAttribute(), fallback);
     }
     return fallback == null ? CallerKeys.none() : CallerKeys.fixed(fallback);
