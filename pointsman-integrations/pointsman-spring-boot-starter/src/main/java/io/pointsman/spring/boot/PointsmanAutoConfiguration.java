@@ -620,6 +620,34 @@ public class PointsmanAutoConfiguration {
     }
   }
 
+  /**
+   * The Spring AI {@code ChatModel} on the gateway, with pointsman-spring-ai on the class path:
+   * its key for each call comes from the {@link CallerKeys} bean unless the call's
+   * {@code PointsmanChatOptions} carry a virtual key; its model from
+   * {@code pointsman.chat.default-model} unless the call's options name one.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"io.pointsman.springai.PointsmanChatModel",
+      "org.springframework.ai.chat.model.ChatModel"})
+  static class SpringAiConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    io.pointsman.springai.PointsmanChatModel pointsmanChatModel(PointsmanProperties properties,
+        Gateway gateway, CallerKeys keys,
+        ObjectProvider<org.springframework.ai.model.tool.ToolCallingManager> tools,
+        ObjectProvider<io.micrometer.observation.ObservationRegistry> observations) {
+      io.pointsman.springai.PointsmanChatModel.Builder b =
+          io.pointsman.springai.PointsmanChatModel.builder(gateway)
+              .keys(prompt -> keys.keyFor());
+      if (properties.chat().defaultModel() != null) {
+        b.defaultModel(properties.chat().defaultModel());
+      }
+      tools.ifUnique(b::toolCallingManager);
+      observations.ifUnique(b::observationRegistry);
+      return b.build();
+    }
+  }
+
   /** The counters' health check. */
   @FunctionalInterface
   interface CountersHealth {
