@@ -31,20 +31,28 @@ final class Caches {
       return InMemoryExactCache.of(Clock.system(), (int) Math.min(Integer.MAX_VALUE,
           exact.maximumSize()), exact.ttl(), InMemoryExactCache::deterministic);
     }
-    return semantic ? Modules.tiered(cache) : Modules.caffeine(exact);
+    return semantic ? SemanticModule.tiered(cache) : CaffeineModule.caffeine(exact);
   }
 
-  /** Loaded only when the cache modules are on the class path. */
-  private static final class Modules {
-    private Modules() {}
+  /** Loaded only when pointsman-cache is on the class path. */
+  private static final class CaffeineModule {
+    private CaffeineModule() {}
 
     static ResponseCache caffeine(PointsmanProperties.Exact exact) {
       return io.pointsman.cache.exact.CaffeineExactCache.builder()
           .maximumSize(exact.maximumSize()).ttl(exact.ttl()).build();
     }
+  }
+
+  /**
+   * Loaded only when pointsman-cache-semantic is on the class path too (a class is verified
+   * whole: the semantic cache's types must not be named where only Caffeine may be present).
+   */
+  private static final class SemanticModule {
+    private SemanticModule() {}
 
     static ResponseCache tiered(PointsmanProperties.Cache cache) {
-      return io.pointsman.cache.tiered.TieredCache.of(caffeine(cache.exact()),
+      return io.pointsman.cache.tiered.TieredCache.of(CaffeineModule.caffeine(cache.exact()),
           io.pointsman.cache.semantic.SemanticCache.builder(
                   io.pointsman.cache.semantic.MiniLmEmbedder.builder().build())
               .threshold(cache.semantic().threshold()).ttl(cache.semantic().ttl()).build());

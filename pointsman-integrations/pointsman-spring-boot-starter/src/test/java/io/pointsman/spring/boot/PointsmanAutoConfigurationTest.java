@@ -141,7 +141,7 @@ class PointsmanAutoConfigurationTest {
           .isTrue();
       ChatResult r = gateway.chat(hello("durable hello"), CallOptions.of(KEY));
       assertThat(r.costMicros()).isPositive();
-      assertThat(context.getBean(ResponseCache.class)).isInstanceOf(CaffeineExactCache.class);
+      assertThat(gateway.cache()).isInstanceOf(CaffeineExactCache.class);
       assertThat(context.getBean(InputGuardrail.class))
           .as("the secure default chain is on").isInstanceOf(InputGuardrailChain.class);
       assertThat(context.getBean(CallerKeys.class).keyFor()).isEqualTo(KEY);
@@ -220,7 +220,13 @@ class PointsmanAutoConfigurationTest {
       assertThat(context).hasNotFailed();
       assertThat(context.getBeansOfType(type)).as("only the application's " + type
           .getSimpleName()).containsOnlyKeys("mine");
-      assertThat(context.getBean(Gateway.class)).isNotNull();
+      Gateway gateway = context.getBean(Gateway.class);
+      if (type == ResponseCache.class) {
+        assertThat(gateway.cache()).as("the gateway uses it").isSameAs(mine);
+      }
+      if (type == Ledger.class) {
+        assertThat(gateway.durability().ledger()).as("the gateway uses it").isSameAs(mine);
+      }
     });
   }
 
@@ -257,6 +263,10 @@ class PointsmanAutoConfigurationTest {
       assertThat(context).hasNotFailed();
       assertThat(context.getBeansOfType(Gateway.class)).containsOnlyKeys("myGateway");
       assertThat(context.getBean(Gateway.class)).isSameAs(mine[0]);
+      assertThat(context).as("no parts for a gateway that is not built")
+          .doesNotHaveBean(Journal.class).doesNotHaveBean(Ledger.class)
+          .doesNotHaveBean(Authenticator.class).doesNotHaveBean(Limiter.class)
+          .hasSingleBean(CallerKeys.class);
       Health health = context.getBean(PointsmanHealthIndicator.class).health();
       assertThat(health.getStatus()).isEqualTo(Status.UP);
       assertThat(health.getDetails()).containsEntry("durable", false);
@@ -358,10 +368,10 @@ class PointsmanAutoConfigurationTest {
   @Test
   void theCacheFollowsTheModulesOnTheClassPathAndItsSwitch() {
     runner().withClassLoader(new FilteredClassLoader(CaffeineExactCache.class)).run(context ->
-        assertThat(context.getBean(ResponseCache.class))
+        assertThat(context.getBean(Gateway.class).cache())
             .isInstanceOf(io.pointsman.cache.InMemoryExactCache.class));
     runner().withPropertyValues("pointsman.cache.exact.enabled=false").run(context ->
-        assertThat(context.getBean(ResponseCache.class))
+        assertThat(context.getBean(Gateway.class).cache())
             .hasSameClassAs(ResponseCache.none()));
     runner().withPropertyValues("pointsman.cache.semantic.enabled=true")
         .withClassLoader(new FilteredClassLoader("io.pointsman.cache.semantic"))
