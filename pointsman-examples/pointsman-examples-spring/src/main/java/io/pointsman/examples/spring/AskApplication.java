@@ -19,7 +19,7 @@ import org.springframework.context.annotation.Bean;
  * embedded PostgreSQL started from a Maven artifact), a provider (here the in-process fixture
  * provider, so it runs without an API key) and the {@code ChatClient}.
  *
- * <p>Run: {@code mvn -q -B -pl pointsman-examples/pointsman-examples-spring -am compile exec:java},
+ * <p>Run: {@code mvn -q -B -pl pointsman-examples/pointsman-examples-spring -am package -DskipTests -Dmaven.javadoc.skip exec:java},
  * then {@code curl -s localhost:8080/ask -H 'content-type: application/json'
  * -d '{"question":"What does a pointsman do?"}'}.
  */

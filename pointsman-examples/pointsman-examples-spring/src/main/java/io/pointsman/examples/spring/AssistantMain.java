@@ -31,7 +31,7 @@ import java.sql.Statement;
  * key). It asks two questions, closes the gateway (which drains the journal into PostgreSQL)
  * and prints the ledger rows read back.
  *
- * <p>Run: {@code mvn -q -B -pl pointsman-examples/pointsman-examples-spring -am compile exec:java
+ * <p>Run: {@code mvn -q -B -pl pointsman-examples/pointsman-examples-spring -am package -DskipTests -Dmaven.javadoc.skip exec:java
  * -Dexec.mainClass=io.pointsman.examples.spring.AssistantMain}.
  */
 public final class AssistantMain {
