@@ -43,7 +43,8 @@ final class DocSnippets {
       "io.pointsman.journal.*", "io.pointsman.ledger.*", "io.pointsman.router.*",
       "io.pointsman.cache.redis.*", "io.pointsman.limits.redis.*", "java.net.URI",
       "io.pointsman.guardrail.*", "java.nio.file.Path", "java.time.Duration", "java.time.ZoneId",
-      "java.util.List",
+      "java.util.List", "io.pointsman.spring.boot.*", "io.pointsman.springai.PointsmanChatOptions",
+      "org.springframework.ai.chat.client.ChatClient", "dev.langchain4j.service.AiServices",
       "static org.assertj.core.api.Assertions.*");
 
   /** One snippet as printed. */
