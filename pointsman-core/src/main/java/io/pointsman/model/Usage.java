@@ -28,6 +28,13 @@ public record Usage(
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
   /**
+   * The top-level field in which cache-creation tokens were kept before {@link
+   * PromptTokensDetails#cacheCreationTokens()} named them; providers still set it, for clients
+   * that read it there.
+   */
+  public static final String LEGACY_CACHE_CREATION = "cache_creation_input_tokens";
+
+  /**
    * Validates counts and normalizes the extra map.
    *
    * @param promptTokens input tokens
@@ -79,5 +86,22 @@ public record Usage(
   public long cachedTokens() {
     return promptTokensDetails == null || promptTokensDetails.cachedTokens() == null
         ? 0 : promptTokensDetails.cachedTokens();
+  }
+
+  /**
+   * Returns the prompt tokens written to the provider's prompt cache (part of the prompt
+   * tokens), zero when the provider reported none: {@code prompt_tokens_details
+   * .cache_creation_tokens}, else the top-level {@code cache_creation_input_tokens} extra field
+   * that usage recorded before the count was named holds.
+   *
+   * @return cache-creation tokens
+   */
+  @JsonIgnore
+  public long cacheCreationTokens() {
+    if (promptTokensDetails != null && promptTokensDetails.cacheCreationTokens() != null) {
+      return promptTokensDetails.cacheCreationTokens();
+    }
+    JsonNode legacy = extra.get(LEGACY_CACHE_CREATION);
+    return legacy != null && legacy.canConvertToLong() ? legacy.asLong() : 0;
   }
 }

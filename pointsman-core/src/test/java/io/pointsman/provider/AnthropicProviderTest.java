@@ -76,8 +76,10 @@ class AnthropicProviderTest {
         + "\"chat.completion\",\"created\":1700000000,\"model\":\"claude-x\",\"choices\":[{"
         + "\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Sunny\"},"
         + "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":35,\"completion_tokens\":3,"
-        + "\"total_tokens\":38,\"prompt_tokens_details\":{\"cached_tokens\":20},"
-        + "\"cache_creation_input_tokens\":5}}"));
+        + "\"total_tokens\":38,\"prompt_tokens_details\":{\"cached_tokens\":20,"
+        + "\"cache_creation_tokens\":5},\"cache_creation_input_tokens\":5}}"));
+    assertThat(reply.response().usage().cacheCreationTokens()).isEqualTo(5);
+    assertThat(reply.response().usage().cachedTokens()).isEqualTo(20);
   }
 
   @Test
