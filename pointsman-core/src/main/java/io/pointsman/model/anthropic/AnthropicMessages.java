@@ -325,9 +325,9 @@ public final class AnthropicMessages {
     if (image.source() == null) {
       throw invalid(at + ".source: field required");
     }
+    String url = imageUrl(image.source(), at + ".source");
     checkFields(image.source().extra(), at + ".source.", Set.of());
-    return new ContentPart("image_url", null, NODES.objectNode().put("url",
-        imageUrl(image.source(), at + ".source")), null);
+    return new ContentPart("image_url", null, NODES.objectNode().put("url", url), null);
   }
 
   private static Tool tool(ToolDefinition t, String at) {
