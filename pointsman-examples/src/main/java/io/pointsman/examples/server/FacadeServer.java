@@ -102,6 +102,13 @@ import org.slf4j.LoggerFactory;
  *       {@code x-ratelimit-reset-<rule>}. A stream's cost is known only at its end, so it is
  *       sent as an SSE comment ({@code : pointsman cost_micros=...}) before {@code [DONE]}; the
  *       final event is written only after the call's usage record is durable.</li>
+ *   <li>{@code POST /v1/messages}: Anthropic's Messages API, plain and streamed (Anthropic's
+ *       {@code event:} names and order), translated to and from a chat completion by {@link
+ *       AnthropicMessages} and {@link AnthropicStream} and run on the chat completions code
+ *       path (the same key check, body limits, bulkheads, client watch and shutdown); the key in
+ *       {@code x-api-key} or {@code Authorization: Bearer}; errors in Anthropic's shape with a
+ *       {@code request-id} header. {@code POST /v1/messages/count_tokens}: the request's input
+ *       tokens as the gateway counts them.</li>
  *   <li>{@code GET /v1/models}: the models a valid key may see; {@code GET /v1/models/<id>}: one
  *       of them (by name or alias), else 404 {@code model_not_found}.</li>
  *   <li>{@code GET /metrics}: Prometheus text: stage timings, requests by route and status,
