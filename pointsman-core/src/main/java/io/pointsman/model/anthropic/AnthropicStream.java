@@ -18,7 +18,7 @@ import java.util.Map;
  * Messages API stream, in Anthropic's order: {@code message_start}; for each content block
  * {@code content_block_start}, its {@code content_block_delta}s ({@code text_delta} for text,
  * {@code input_json_delta} for a tool call's arguments) and {@code content_block_stop}; then, at
- * {@link #finish()}, {@code message_delta} (the stop reason and the usage) and
+ * {@link #finish(Usage)}, {@code message_delta} (the stop reason and the usage) and
  * {@code message_stop}.
  *
  * <p>The gateway's chunks say the usage only at the stream's end, so {@code message_start}
