@@ -228,9 +228,9 @@ public final class AnthropicProvider implements Provider {
       ObjectNode result = blocks.addObject();
       result.put("type", "tool_result");
       result.put("tool_use_id", m.toolCallId());
-      if (m.content() instanceof Content.Parts parts && parts.parts().stream()
-          .anyMatch(p -> "image_url".equals(p.type()))) {
-        // A result with images keeps its blocks; a text result stays a string.
+      if (m.content() instanceof Content.Parts parts && (parts.parts().size() > 1
+          || parts.parts().stream().anyMatch(p -> "image_url".equals(p.type())))) {
+        // A result of several parts or with images keeps its blocks; one text stays a string.
         result.set("content", partBlocks(parts));
       } else {
         result.put("content", m.text());

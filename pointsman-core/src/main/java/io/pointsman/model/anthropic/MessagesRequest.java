@@ -6,7 +6,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
-import io.pointsman.model.Json;
 import java.util.List;
 import java.util.Map;
 
@@ -100,15 +99,5 @@ public record MessagesRequest(
     public Metadata {
       extra = extra == null ? Map.of() : Map.copyOf(extra);
     }
-  }
-
-  /**
-   * Returns this request as JSON (for logs of shape, tests and fixtures).
-   *
-   * @return the JSON text
-   */
-  @Override
-  public String toString() {
-    return Json.write(this);
   }
 }
