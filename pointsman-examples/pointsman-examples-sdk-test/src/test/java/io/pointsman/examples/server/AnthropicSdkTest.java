@@ -178,6 +178,44 @@ class AnthropicSdkTest {
   }
 
   @Test
+  void aStreamedToolCallAccumulatesIntoAToolUseBlock() throws Exception {
+    String head = "data: {\"id\":\"chatcmpl-s\",\"object\":\"chat.completion.chunk\","
+        + "\"created\":1,\"model\":\"" + ContractRig.MODEL + "\",";
+    rig.upstreamAnswers(r -> FixtureResponse.sse(List.of(
+        head + "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":"
+            + "\"Checking.\"},\"finish_reason\":null}]}\n\n",
+        head + "\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":"
+            + "\"call_8\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+            + "\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n",
+        head + "\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+            + "\"function\":{\"arguments\":\"{\\\"city\\\":\"}}]},\"finish_reason\":null}]}\n\n",
+        head + "\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+            + "\"function\":{\"arguments\":\"\\\"Oslo\\\"}\"}}]},\"finish_reason\":null}]}\n\n",
+        head + "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+        head + "\"choices\":[],\"usage\":{\"prompt_tokens\":20,\"completion_tokens\":7,"
+            + "\"total_tokens\":27}}\n\n",
+        "data: [DONE]\n\n")));
+    MessageAccumulator acc = MessageAccumulator.create();
+    try (StreamResponse<RawMessageStreamEvent> s = client(rig.key).messages()
+        .createStreaming(params("Weather in Oslo?", 100).addTool(Tool.builder()
+            .name("get_weather").inputSchema(Tool.InputSchema.builder().build()).build())
+            .build())) {
+      s.stream().forEach(acc::accumulate);
+    }
+    expectedRows.add("SUCCESS/200/20/7");
+    Message m = acc.message();
+    assertThat(m.stopReason()).hasValue(StopReason.TOOL_USE);
+    assertThat(m.content()).hasSize(2);
+    assertThat(m.content().get(0).text().orElseThrow().text()).isEqualTo("Checking.");
+    ToolUseBlock use = m.content().get(1).toolUse().orElseThrow();
+    assertThat(use.id()).isEqualTo("call_8");
+    assertThat(use.name()).isEqualTo("get_weather");
+    assertThat(use._input()).isEqualTo(JsonValue.from(Map.of("city", "Oslo")));
+    assertThat(m.usage().inputTokens()).isEqualTo(20);
+    assertThat(m.usage().outputTokens()).isEqualTo(7);
+  }
+
+  @Test
   void countTokensAnswersWithoutACallAndWithoutALedgerRow() {
     MessageTokensCount count = client(rig.key).messages().countTokens(
         MessageCountTokensParams.builder().model(ContractRig.MODEL)
