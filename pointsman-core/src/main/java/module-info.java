@@ -22,10 +22,12 @@ module io.pointsman.core {
   exports io.pointsman.guardrail;
   exports io.pointsman.limits;
   exports io.pointsman.model;
+  exports io.pointsman.model.anthropic;
   exports io.pointsman.provider;
   exports io.pointsman.route;
   exports io.pointsman.spi;
 
   // Jackson binds the request and response model by reflection.
   opens io.pointsman.model to com.fasterxml.jackson.databind;
+  opens io.pointsman.model.anthropic to com.fasterxml.jackson.databind;
 }

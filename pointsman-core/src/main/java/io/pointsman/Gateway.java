@@ -1150,7 +1150,7 @@ public final class Gateway implements AutoCloseable {
     long prompt = usage.promptTokens();
     long completion = usage.completionTokens();
     long cached = usage.cachedTokens();
-    long cacheWrite = usage.cacheWriteTokens();
+    long cacheWrite = usage.cacheCreationTokens();
     long reasoning = usage.reasoningTokens();
     String invalid = null;
     long cost = 0;

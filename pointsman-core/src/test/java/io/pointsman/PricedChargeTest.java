@@ -60,9 +60,10 @@ class PricedChargeTest {
   private static Usage usage(long prompt, long cached, long cacheWrite, long completion,
       long reasoning) {
     ObjectNode details = JsonNodeFactory.instance.objectNode().put("reasoning_tokens", reasoning);
+    // As Anthropic's usage came before the count was named: the top-level extra field.
     return new Usage(prompt, completion, prompt + completion,
         new PromptTokensDetails(cached, null), details,
-        Map.of(Usage.CACHE_WRITE_FIELD, JsonNodeFactory.instance.numberNode(cacheWrite)));
+        Map.of(Usage.LEGACY_CACHE_CREATION, JsonNodeFactory.instance.numberNode(cacheWrite)));
   }
 
   private static ChatRequest request() {
@@ -84,7 +85,7 @@ class PricedChargeTest {
     UsageRecord rec = accounting.records().get(0);
     assertThat(rec.costMicros()).isEqualTo(2_695);
     assertThat(rec.priceVersion()).isEqualTo("v-test");
-    assertThat(rec.usage().cacheWriteTokens()).isEqualTo(300);
+    assertThat(rec.usage().cacheCreationTokens()).isEqualTo(300);
     assertThat(rec.usage().reasoningTokens()).isEqualTo(400);
   }
 

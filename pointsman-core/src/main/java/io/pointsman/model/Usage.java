@@ -28,6 +28,13 @@ public record Usage(
     @JsonAnySetter @JsonAnyGetter Map<String, JsonNode> extra) {
 
   /**
+   * The top-level field in which cache-creation tokens were kept before {@link
+   * PromptTokensDetails#cacheCreationTokens()} named them; providers still set it, for clients
+   * that read it there.
+   */
+  public static final String LEGACY_CACHE_CREATION = "cache_creation_input_tokens";
+
+  /**
    * Validates counts and normalizes the extra map.
    *
    * @param promptTokens input tokens
@@ -82,17 +89,21 @@ public record Usage(
   }
 
   /**
-   * Returns the prompt tokens written to the provider's prompt cache (Anthropic's
-   * {@code cache_creation_input_tokens}, kept in this usage's extra fields), zero when none
-   * were reported, or -1 when the field is not a whole number (which the gateway treats as
-   * impossible usage). They are part of {@link #promptTokens()} and not of
-   * {@link #cachedTokens()}.
+   * Returns the prompt tokens written to the provider's prompt cache (part of the prompt
+   * tokens, not of {@link #cachedTokens()}), zero when the provider reported none:
+   * {@code prompt_tokens_details.cache_creation_tokens}, else the top-level
+   * {@code cache_creation_input_tokens} extra field that usage recorded before the count was
+   * named holds; -1 when that field is not a whole number (which the gateway charges as
+   * impossible usage). They are priced at the price's cache-write rate.
    *
-   * @return cache-write tokens
+   * @return cache-creation tokens
    */
   @JsonIgnore
-  public long cacheWriteTokens() {
-    return count(extra.get(CACHE_WRITE_FIELD));
+  public long cacheCreationTokens() {
+    if (promptTokensDetails != null && promptTokensDetails.cacheCreationTokens() != null) {
+      return promptTokensDetails.cacheCreationTokens();
+    }
+    return count(extra.get(LEGACY_CACHE_CREATION));
   }
 
   /**
@@ -107,9 +118,6 @@ public record Usage(
     return count(completionTokensDetails == null ? null
         : completionTokensDetails.get("reasoning_tokens"));
   }
-
-  /** The extra field that carries cache-write tokens. */
-  public static final String CACHE_WRITE_FIELD = "cache_creation_input_tokens";
 
   private static long count(JsonNode node) {
     if (node == null || node.isNull()) {

@@ -22,6 +22,7 @@ import io.pointsman.model.Role;
 import io.pointsman.model.Tool;
 import io.pointsman.model.ToolCall;
 import io.pointsman.model.Usage;
+import io.pointsman.model.anthropic.AnthropicMessages;
 import io.pointsman.spi.ChunkSink;
 import io.pointsman.spi.Provider;
 import io.pointsman.spi.ProviderCall;
@@ -117,6 +118,10 @@ public final class AnthropicProvider implements Provider {
     Integer cap = request.outputTokenCap();
     body.put("max_tokens", cap != null ? cap : defaultMaxTokens);
     StringBuilder system = new StringBuilder();
+    // A single system message of text parts (a Messages request's system blocks) keeps its
+    // blocks; several system messages join into one string.
+    Content.Parts systemParts = null;
+    int systemMessages = 0;
     ArrayNode messages = body.putArray("messages");
     String lastRole = null;
     ArrayNode lastBlocks = null;
@@ -126,6 +131,8 @@ public final class AnthropicProvider implements Provider {
           system.append("\n\n");
         }
         system.append(m.text());
+        systemMessages++;
+        systemParts = m.content() instanceof Content.Parts p ? p : null;
         continue;
       }
       String role = m.role() == Role.ASSISTANT ? "assistant" : "user";
@@ -141,7 +148,9 @@ public final class AnthropicProvider implements Provider {
         lastBlocks = blocks;
       }
     }
-    if (system.length() > 0) {
+    if (systemMessages == 1 && systemParts != null && systemParts.parts().size() > 1) {
+      body.set("system", partBlocks(systemParts));
+    } else if (system.length() > 0) {
       body.put("system", system.toString());
     }
     if (request.temperature() != null) {
@@ -194,6 +203,16 @@ public final class AnthropicProvider implements Provider {
       }
       body.set("tool_choice", tc);
     }
+    JsonNode parallel = request.extra().get("parallel_tool_calls");
+    if (parallel != null && parallel.isBoolean() && !parallel.asBoolean()
+        && request.tools() != null && !request.tools().isEmpty()) {
+      JsonNode tc = body.get("tool_choice");
+      ObjectNode withFlag = tc instanceof ObjectNode o ? o : NODES.objectNode().put("type", "auto");
+      if (!"none".equals(withFlag.path("type").asText())) {
+        withFlag.put("disable_parallel_tool_use", true);
+        body.set("tool_choice", withFlag);
+      }
+    }
     if (request.user() != null) {
       body.putObject("metadata").put("user_id", request.user());
     }
@@ -209,35 +228,43 @@ public final class AnthropicProvider implements Provider {
       ObjectNode result = blocks.addObject();
       result.put("type", "tool_result");
       result.put("tool_use_id", m.toolCallId());
-      result.put("content", m.text());
+      if (m.content() instanceof Content.Parts parts && (parts.parts().size() > 1
+          || parts.parts().stream().anyMatch(p -> "image_url".equals(p.type())))) {
+        // A result of several parts or with images keeps its blocks; one text stays a string.
+        result.set("content", partBlocks(parts));
+      } else {
+        result.put("content", m.text());
+      }
       return blocks;
     }
     Content content = m.content();
     if (content instanceof Content.Parts parts) {
-      for (ContentPart p : parts.parts()) {
-        if ("image_url".equals(p.type()) && p.imageUrl() != null) {
-          String url = p.imageUrl().isTextual() ? p.imageUrl().asText()
-              : p.imageUrl().path("url").asText();
-          ObjectNode image = blocks.addObject();
-          image.put("type", "image");
-          ObjectNode source = image.putObject("source");
-          int comma = url.indexOf(',');
-          if (url.startsWith("data:") && comma > 0 && url.substring(0, comma).endsWith(
-              ";base64")) {
-            source.put("type", "base64");
-            source.put("media_type", url.substring(5, comma - ";base64".length()));
-            source.put("data", url.substring(comma + 1));
-          } else {
-            source.put("type", "url");
-            source.put("url", url);
-          }
-        } else if (p.text() != null) {
-          blocks.addObject().put("type", "text").put("text", p.text());
-        }
-      }
+      blocks.addAll(partBlocks(parts));
     } else if (content != null && !content.asText().isEmpty()) {
       blocks.addObject().put("type", "text").put("text", content.asText());
     }
+    appendToolUses(m, blocks);
+    return blocks;
+  }
+
+  /** The text and image blocks of content parts (other parts have no block and are left out). */
+  private static ArrayNode partBlocks(Content.Parts parts) {
+    ArrayNode blocks = NODES.arrayNode();
+    for (ContentPart p : parts.parts()) {
+      if ("image_url".equals(p.type()) && p.imageUrl() != null) {
+        String url = p.imageUrl().isTextual() ? p.imageUrl().asText()
+            : p.imageUrl().path("url").asText();
+        ObjectNode image = blocks.addObject();
+        image.put("type", "image");
+        image.set("source", AnthropicMessages.imageSource(url));
+      } else if (p.text() != null) {
+        blocks.addObject().put("type", "text").put("text", p.text());
+      }
+    }
+    return blocks;
+  }
+
+  private static void appendToolUses(Message m, ArrayNode blocks) {
     if (m.toolCalls() != null) {
       for (ToolCall call : m.toolCalls()) {
         ObjectNode use = blocks.addObject();
@@ -260,7 +287,6 @@ public final class AnthropicProvider implements Provider {
         use.set("input", input);
       }
     }
-    return blocks;
   }
 
   /**
@@ -291,39 +317,25 @@ public final class AnthropicProvider implements Provider {
     Message out = new Message(Role.ASSISTANT, content, null, tools.isEmpty() ? null : tools,
         null, null);
     Usage usage = message.hasNonNull("usage") ? usageOf(message.get("usage"), -1) : null;
+    String stopReason = message.path("stop_reason").asText(null);
+    JsonNode sequence = message.get("stop_sequence");
+    // The finish reason "stop" is both end_turn and stop_sequence: the sequence is kept, so
+    // that a Messages response made from this one says which.
+    Map<String, JsonNode> choiceExtra = "stop_sequence".equals(stopReason) && sequence != null
+        && sequence.isTextual() ? Map.of(AnthropicMessages.STOP_SEQUENCE, sequence) : null;
     return new ChatResponse(message.path("id").asText("msg"), "chat.completion", created,
         message.path("model").asText(null), List.of(new Choice(0, out,
-            finishReason(message.path("stop_reason").asText(null)), null, null)),
+            finishReason(stopReason), null, choiceExtra)),
         usage, null, null);
   }
 
   static String finishReason(String stopReason) {
-    if (stopReason == null) {
-      return null;
-    }
-    switch (stopReason) {
-      case "max_tokens":
-        return "length";
-      case "tool_use":
-        return "tool_calls";
-      case "refusal":
-        return "content_filter";
-      default:
-        return "stop";
-    }
+    return AnthropicMessages.finishReason(stopReason);
   }
 
   /** Builds usage from an Anthropic usage object; outputOverride replaces output_tokens. */
   static Usage usageOf(JsonNode u, long outputOverride) {
-    long input = u.path("input_tokens").asLong(0);
-    long creation = u.path("cache_creation_input_tokens").asLong(0);
-    long read = u.path("cache_read_input_tokens").asLong(0);
-    long output = outputOverride >= 0 ? outputOverride : u.path("output_tokens").asLong(0);
-    long prompt = input + creation + read;
-    Map<String, JsonNode> extra = creation > 0
-        ? Map.of("cache_creation_input_tokens", NODES.numberNode(creation)) : null;
-    return new Usage(prompt, output, prompt + output,
-        read > 0 ? new PromptTokensDetails(read, null) : null, null, extra);
+    return AnthropicMessages.usageOf(u, outputOverride);
   }
 
   @Override

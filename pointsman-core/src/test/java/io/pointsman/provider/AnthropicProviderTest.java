@@ -5,6 +5,9 @@ import static io.pointsman.provider.Fixtures.request;
 import static io.pointsman.provider.Fixtures.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pointsman.model.anthropic.AnthropicStream;
+import io.pointsman.model.anthropic.StreamEvent;
 import io.pointsman.provider.Fixtures.RecordingSink;
 import io.pointsman.provider.testing.FixtureResponse;
 import io.pointsman.provider.testing.HttpFixtureServer;
@@ -12,6 +15,7 @@ import io.pointsman.provider.testing.RecordedRequest;
 import io.pointsman.spi.ProviderReply;
 import io.pointsman.testing.FakeClock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -76,8 +80,10 @@ class AnthropicProviderTest {
         + "\"chat.completion\",\"created\":1700000000,\"model\":\"claude-x\",\"choices\":[{"
         + "\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Sunny\"},"
         + "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":35,\"completion_tokens\":3,"
-        + "\"total_tokens\":38,\"prompt_tokens_details\":{\"cached_tokens\":20},"
-        + "\"cache_creation_input_tokens\":5}}"));
+        + "\"total_tokens\":38,\"prompt_tokens_details\":{\"cached_tokens\":20,"
+        + "\"cache_creation_tokens\":5},\"cache_creation_input_tokens\":5}}"));
+    assertThat(reply.response().usage().cacheCreationTokens()).isEqualTo(5);
+    assertThat(reply.response().usage().cachedTokens()).isEqualTo(20);
   }
 
   @Test
@@ -145,6 +151,65 @@ class AnthropicProviderTest {
     assertThat(reply.usage().promptTokens()).isEqualTo(30);
     assertThat(reply.usage().cachedTokens()).isEqualTo(5);
     assertThat(reply.usage().completionTokens()).isEqualTo(31);
+  }
+
+  @Test
+  void anUpstreamStreamReachesAMessagesClientWithItsBlocksStopReasonAndUsage() {
+    server.enqueue(FixtureResponse.sse(List.of(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_4\","
+            + "\"model\":\"claude-x\",\"content\":[],\"usage\":{\"input_tokens\":25,"
+            + "\"cache_creation_input_tokens\":7,\"cache_read_input_tokens\":5,"
+            + "\"output_tokens\":1}}}\n\n",
+        "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+            + "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+            + "\"delta\":{\"type\":\"text_delta\",\"text\":\"Let me check.\"}}\n\n",
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+        "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,"
+            + "\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_4\",\"name\":\"weather\","
+            + "\"input\":{}}}\n\n",
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,"
+            + "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"city\\\": \"}}\n\n",
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,"
+            + "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\\\"Oslo\\\"}\"}}\n\n",
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
+        "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+            + "\"tool_use\"},\"usage\":{\"output_tokens\":31}}\n\n",
+        "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")));
+    RecordingSink sink = new RecordingSink();
+    var req = request(CONVERSATION).toBuilder().stream(true)
+        .streamOptions(new io.pointsman.model.StreamOptions(true, null)).build();
+    provider.stream(call("anthropic", "claude-x", req), sink);
+
+    AnthropicStream events = new AnthropicStream("claude-x");
+    List<String> got = new ArrayList<>();
+    List<StreamEvent> all = new ArrayList<>();
+    for (var chunk : sink.chunks) {
+      all.addAll(events.onChunk(chunk));
+    }
+    all.addAll(events.finish(null));
+    for (StreamEvent e : all) {
+      JsonNode d = e.data();
+      got.add(switch (e.event()) {
+        case "content_block_start" -> e.event() + " " + d.path("index").asInt() + " "
+            + d.path("content_block").path("type").asText() + " "
+            + d.path("content_block").path("id").asText();
+        case "content_block_delta" -> e.event() + " " + d.path("index").asInt() + " "
+            + d.path("delta").path("text").asText(d.path("delta").path("partial_json").asText());
+        case "content_block_stop" -> e.event() + " " + d.path("index").asInt();
+        case "message_delta" -> e.event() + " " + d.path("delta").path("stop_reason").asText()
+            + " " + d.path("usage");
+        default -> e.event();
+      });
+    }
+    assertThat(got).containsExactly("message_start",
+        "content_block_start 0 text ", "content_block_delta 0 Let me check.",
+        "content_block_stop 0",
+        "content_block_start 1 tool_use toolu_4", "content_block_delta 1 {\"city\": ",
+        "content_block_delta 1 \"Oslo\"}", "content_block_stop 1",
+        "message_delta tool_use {\"input_tokens\":25,\"output_tokens\":31,"
+            + "\"cache_creation_input_tokens\":7,\"cache_read_input_tokens\":5}",
+        "message_stop");
   }
 
   @Test

@@ -587,7 +587,7 @@ public final class PostgresSettlement implements Settlement {
         completionTokens[i] = usage.completionTokens();
         cachedTokens[i] = usage.cachedTokens();
         // A malformed count (-1) was charged as impossible usage: the row keeps no count.
-        long write = usage.cacheWriteTokens();
+        long write = usage.cacheCreationTokens();
         long reasoning = usage.reasoningTokens();
         cacheWriteTokens[i] = write < 0 ? null : write;
         reasoningTokens[i] = reasoning < 0 ? null : reasoning;

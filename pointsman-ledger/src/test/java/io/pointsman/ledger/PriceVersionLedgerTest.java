@@ -17,7 +17,6 @@ import java.sql.ResultSet;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
@@ -50,9 +49,8 @@ class PriceVersionLedgerTest {
   private static Usage usage(long prompt, long cached, long write, long completion,
       long reasoning) {
     return new Usage(prompt, completion, prompt + completion,
-        new PromptTokensDetails(cached, null),
-        JsonNodeFactory.instance.objectNode().put("reasoning_tokens", reasoning),
-        Map.of(Usage.CACHE_WRITE_FIELD, JsonNodeFactory.instance.numberNode(write)));
+        new PromptTokensDetails(cached, write, null),
+        JsonNodeFactory.instance.objectNode().put("reasoning_tokens", reasoning), null);
   }
 
   private static UsageRecord record(String id, String model, Usage u, long cost,

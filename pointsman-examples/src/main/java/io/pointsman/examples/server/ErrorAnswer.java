@@ -5,6 +5,7 @@ import io.pointsman.PointsmanException;
 import io.pointsman.Stages;
 import io.pointsman.Status;
 import io.pointsman.model.Json;
+import io.pointsman.model.anthropic.AnthropicException;
 import io.pointsman.provider.ProviderErrorKind;
 import io.pointsman.spi.ProviderException;
 import io.pointsman.spi.UpstreamError;
@@ -234,6 +235,29 @@ public record ErrorAnswer(int status, String type, String code, String param, St
   public byte[] streamEvent() {
     return ("event: error\ndata: " + Json.write(tree()) + "\n\n")
         .getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Returns the body in Anthropic's error shape, for the Messages API's routes:
+   * {@code {"type": "error", "error": {"type", "message"}}}, the type from the status as
+   * {@link AnthropicException#errorTypeOf(int)} gives it (402 is {@code billing_error}).
+   *
+   * @return UTF-8 JSON
+   */
+  public byte[] anthropicBody() {
+    return AnthropicException.errorBody(AnthropicException.errorTypeOf(status), message);
+  }
+
+  /**
+   * Returns the Server-Sent Event that ends a Messages stream that failed after it started:
+   * {@code event: error} and {@link #anthropicBody()} as its data, as Anthropic's streams end
+   * with an error.
+   *
+   * @return the event's bytes
+   */
+  public byte[] anthropicStreamEvent() {
+    return ("event: error\ndata: " + new String(anthropicBody(), StandardCharsets.UTF_8)
+        + "\n\n").getBytes(StandardCharsets.UTF_8);
   }
 
   private ObjectNode tree() {

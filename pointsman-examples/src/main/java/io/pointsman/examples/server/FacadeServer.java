@@ -20,6 +20,12 @@ import io.pointsman.model.ChatChunk;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.Json;
 import io.pointsman.model.Usage;
+import io.pointsman.catalog.TokenBounds;
+import io.pointsman.model.anthropic.AnthropicException;
+import io.pointsman.model.anthropic.AnthropicMessages;
+import io.pointsman.model.anthropic.AnthropicStream;
+import io.pointsman.model.anthropic.StreamEvent;
+import java.util.List;
 import io.pointsman.spi.Identity;
 import io.pointsman.spi.LimitRemaining;
 import io.pointsman.spi.UsageOutcome;
@@ -96,6 +102,13 @@ import org.slf4j.LoggerFactory;
  *       {@code x-ratelimit-reset-<rule>}. A stream's cost is known only at its end, so it is
  *       sent as an SSE comment ({@code : pointsman cost_micros=...}) before {@code [DONE]}; the
  *       final event is written only after the call's usage record is durable.</li>
+ *   <li>{@code POST /v1/messages}: Anthropic's Messages API, plain and streamed (Anthropic's
+ *       {@code event:} names and order), translated to and from a chat completion by {@link
+ *       AnthropicMessages} and {@link AnthropicStream} and run on the chat completions code
+ *       path (the same key check, body limits, bulkheads, client watch and shutdown); the key in
+ *       {@code x-api-key} or {@code Authorization: Bearer}; errors in Anthropic's shape with a
+ *       {@code request-id} header. {@code POST /v1/messages/count_tokens}: the request's input
+ *       tokens as the gateway counts them.</li>
  *   <li>{@code GET /v1/models}: the models a valid key may see; {@code GET /v1/models/<id>}: one
  *       of them (by name or alias), else 404 {@code model_not_found}.</li>
  *   <li>{@code GET /metrics}: Prometheus text: stage timings, requests by route and status,
@@ -318,15 +331,20 @@ public final class FacadeServer implements AutoCloseable {
   private final class Routes extends Handler.Abstract {
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
-      Exchange ex = new Exchange(request, response, callback);
       String path = request.getHttpURI().getPath();
       String method = request.getMethod();
       if (path == null) {
         path = "/";
       }
+      Exchange ex = new Exchange(request, response, callback, Api.of(path));
       switch (path) {
         case "/v1/chat/completions" -> {
           if (allowed(ex, "chat", method, POST)) {
+            chat(ex);
+          }
+        }
+        case "/v1/messages", "/v1/messages/count_tokens" -> {
+          if (allowed(ex, ex.route, method, POST)) {
             chat(ex);
           }
         }
@@ -370,8 +388,8 @@ public final class FacadeServer implements AutoCloseable {
     }
     guard(ex, route, () -> {
       ex.response.getHeaders().put(HttpHeader.ALLOW, allow);
-      json(ex, route, 405, Json.writeBytes(errorBody("method_not_allowed",
-          "method_not_allowed", "use " + allow + " on " + ex.request.getHttpURI().getPath())));
+      json(ex, route, 405, errorBytes(ex, 405, "method_not_allowed", "method_not_allowed",
+          "use " + allow + " on " + ex.request.getHttpURI().getPath()));
     });
     return false;
   }
@@ -387,13 +405,14 @@ public final class FacadeServer implements AutoCloseable {
     boolean async = false;
     try {
       if (closed) {
-        error(ex, "chat", Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting down");
+        error(ex, ex.route, Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting down");
         return;
       }
-      String key = bearer(ex);
+      String key = ex.api == Api.OPENAI ? bearer(ex) : anthropicKey(ex);
       if (key == null) {
-        error(ex, "chat", Status.UNAUTHORIZED, "invalid_api_key",
-            "missing Authorization: Bearer <virtual key>");
+        error(ex, ex.route, Status.UNAUTHORIZED, "invalid_api_key",
+            ex.api == Api.OPENAI ? "missing Authorization: Bearer <virtual key>"
+                : "missing x-api-key: <virtual key> (or Authorization: Bearer <virtual key>)");
         return;
       }
       // Before any byte of the body: a refused key costs the server a header's worth.
@@ -408,7 +427,7 @@ public final class FacadeServer implements AutoCloseable {
       ScheduledFuture<?> deadline = timers.schedule(() -> {
         if (decided.compareAndSet(false, true)) {
           ex.response.getHeaders().put(HttpHeader.CONNECTION, "close");
-          finishQuietly(ex, "chat", Status.UNAVAILABLE, 408, "request_timeout",
+          finishQuietly(ex, ex.route, Status.UNAVAILABLE, 408, "request_timeout",
               "the request body did not arrive within " + limits.bodyTimeout().toSeconds()
                   + " s");
           exchangeEnded();
@@ -428,7 +447,7 @@ public final class FacadeServer implements AutoCloseable {
             tooLargeQuietly(ex);
           } else {
             // The client went away while sending its body: nothing was called.
-            count("chat", CLIENT_CLOSED);
+            count(ex.route, CLIENT_CLOSED);
             ex.fail(cause);
           }
           exchangeEnded();
@@ -437,9 +456,9 @@ public final class FacadeServer implements AutoCloseable {
         dispatch(ex, body, options);
       }));
     } catch (PointsmanException e) {
-      refused(ex, "chat", e);
+      refused(ex, ex.route, e);
     } catch (IOException | RuntimeException e) {
-      unexpected(ex, "chat", e);
+      unexpected(ex, ex.route, e);
     } finally {
       if (!async) {
         ex.complete();
@@ -450,15 +469,15 @@ public final class FacadeServer implements AutoCloseable {
 
   private void tooLarge(Exchange ex) throws IOException {
     ex.response.getHeaders().put(HttpHeader.CONNECTION, "close");
-    json(ex, "chat", 413, Json.writeBytes(errorBody("invalid_request_error",
-        "request_too_large", "the request body exceeds " + MAX_BODY_BYTES + " bytes")));
+    json(ex, ex.route, 413, errorBytes(ex, 413, "invalid_request_error",
+        "request_too_large", "the request body exceeds " + MAX_BODY_BYTES + " bytes"));
   }
 
   private void tooLargeQuietly(Exchange ex) {
     try {
       tooLarge(ex);
     } catch (IOException | RuntimeException e) {
-      count("chat", CLIENT_CLOSED);
+      count(ex.route, CLIENT_CLOSED);
     } finally {
       ex.complete();
     }
@@ -469,7 +488,12 @@ public final class FacadeServer implements AutoCloseable {
     Semaphore bulkhead = null;
     boolean handedOver = false;
     try {
-      ChatRequest request = Json.readRequest(body);
+      if (ex.api == Api.COUNT_TOKENS) {
+        countTokens(ex, body, options.virtualKey());
+        return;
+      }
+      ChatRequest request = ex.api == Api.OPENAI ? Json.readRequest(body)
+          : AnthropicMessages.toChatRequest(AnthropicMessages.readRequest(body));
       facade.checkCapabilities(request);
       String deployment = deploymentOf(request.model());
       bulkhead = bulkheads.computeIfAbsent(deployment,
@@ -477,7 +501,7 @@ public final class FacadeServer implements AutoCloseable {
       if (!bulkhead.tryAcquire()) {
         bulkhead = null;
         ex.response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
-        error(ex, "chat", Status.UNAVAILABLE, "deployment_busy", "the deployment of "
+        error(ex, ex.route, Status.UNAVAILABLE, "deployment_busy", "the deployment of "
             + Json.quoteForMessage(request.model()) + " already has "
             + limits.deploymentConcurrency() + " calls in flight; retry shortly");
         return;
@@ -492,11 +516,11 @@ public final class FacadeServer implements AutoCloseable {
       });
       handedOver = true;
     } catch (RejectedExecutionException e) {
-      errorQuietly(ex, "chat", Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting down");
+      errorQuietly(ex, ex.route, Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting down");
     } catch (PointsmanException e) {
-      refused(ex, "chat", e);
+      refused(ex, ex.route, e);
     } catch (IOException | RuntimeException e) {
-      unexpected(ex, "chat", e);
+      unexpected(ex, ex.route, e);
     } finally {
       if (!handedOver) {
         if (bulkhead != null) {
@@ -526,7 +550,7 @@ public final class FacadeServer implements AutoCloseable {
         // first byte the watch must not read.
         watch.stop();
         if (watch.gone) {
-          count("chat", CLIENT_CLOSED);
+          count(ex.route, CLIENT_CLOSED);
           ex.fail(new IOException("the client closed the connection"));
           return;
         }
@@ -535,30 +559,31 @@ public final class FacadeServer implements AutoCloseable {
         if (watch.pipelined) {
           h.put(HttpHeader.CONNECTION, "close");
         }
-        json(ex, "chat", 200, Json.writeBytes(result.response()));
+        json(ex, ex.route, 200, ex.api == Api.OPENAI ? Json.writeBytes(result.response())
+            : Json.writeBytes(AnthropicMessages.fromChatResponse(result.response())));
       }
     } catch (PointsmanException e) {
       watch.stop();
       if (watch.gone) {
-        count("chat", CLIENT_CLOSED);
+        count(ex.route, CLIENT_CLOSED);
         ex.fail(e);
       } else {
         if (watch.pipelined) {
           ex.response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
-        refused(ex, "chat", e);
+        refused(ex, ex.route, e);
       }
     } catch (UncheckedIOException | IOException e) {
       watch.stop();
-      count("chat", CLIENT_CLOSED);
+      count(ex.route, CLIENT_CLOSED);
       ex.fail(e);
     } catch (RuntimeException e) {
       watch.stop();
       if (watch.gone) {
-        count("chat", CLIENT_CLOSED);
+        count(ex.route, CLIENT_CLOSED);
         ex.fail(e);
       } else {
-        unexpected(ex, "chat", e);
+        unexpected(ex, ex.route, e);
       }
     } finally {
       watch.end();
@@ -626,6 +651,9 @@ public final class FacadeServer implements AutoCloseable {
     watch.live = live;
     streams.add(live);
     ChatChunk[] usageChunk = {null};
+    // The Messages API's events, for a stream on /v1/messages; a chunk they cannot say ends it.
+    AnthropicStream events = ex.api == Api.OPENAI ? null : new AnthropicStream(request.model());
+    PointsmanException[] untranslatable = {null};
     ChatResult result;
     try {
       result = facade.gateway().stream(request, options, new StreamObserver() {
@@ -651,15 +679,33 @@ public final class FacadeServer implements AutoCloseable {
               return;
             }
             try {
+              byte[] bytes;
+              if (events == null) {
+                bytes = frame(chunk);
+              } else {
+                try {
+                  bytes = sse(events.onChunk(chunk));
+                } catch (AnthropicException e) {
+                  untranslatable[0] = e;
+                  live.control.cancel();
+                  return;
+                }
+                if (bytes.length == 0) {
+                  return;
+                }
+              }
               if (!live.started) {
                 h.put(HttpHeader.CONTENT_TYPE, "text/event-stream");
                 h.put(HttpHeader.CACHE_CONTROL, "no-cache");
                 h.put("x-request-id", options.requestId());
+                if (ex.api != Api.OPENAI) {
+                  h.put("request-id", options.requestId());
+                }
                 ex.response.setStatus(200);
                 live.started = true;
               }
               // Blocks until the client took the bytes: a slow reader slows its own upstream.
-              ex.write(false, frame(chunk));
+              ex.write(false, bytes);
             } catch (IOException e) {
               // The client went away: the stream is cancelled (accounted as cancelled), not
               // failed by its observer.
@@ -677,15 +723,15 @@ public final class FacadeServer implements AutoCloseable {
       watch.stop();
       // Output already reached the client: end the stream with an error event, then abort the
       // response (no terminating chunk, no [DONE]), so that every client reports an error.
-      count("chat", watch.gone ? CLIENT_CLOSED : e.status().httpStatus());
+      count(ex.route, watch.gone ? CLIENT_CLOSED : e.status().httpStatus());
       if (live.end()) {
-        writeQuietly(ex, false, ErrorAnswer.of(e, options.requestId()).streamEvent());
+        writeQuietly(ex, false, streamEvent(ex, ErrorAnswer.of(e, options.requestId())));
         ex.fail(new IOException("the stream failed after its first chunk: " + e.rule()));
       }
       return;
     } catch (UncheckedIOException e) {
       streams.remove(live);
-      count("chat", CLIENT_CLOSED);
+      count(ex.route, CLIENT_CLOSED);
       ex.fail(e);
       return;
     }
@@ -696,17 +742,29 @@ public final class FacadeServer implements AutoCloseable {
     }
     if (!live.end()) {
       // The shutdown already wrote this stream's error event and closed it.
-      count("chat", Status.UNAVAILABLE.httpStatus());
+      count(ex.route, Status.UNAVAILABLE.httpStatus());
       return;
     }
     if (watch.gone) {
       // Cancelled because the client left: accounted as cancelled, nobody to tell.
-      count("chat", CLIENT_CLOSED);
+      count(ex.route, CLIENT_CLOSED);
       ex.fail(new IOException("the client closed the stream"));
       return;
     }
     if (live.cut && result.outcome() == UsageOutcome.CANCELLED) {
       cutByShutdown(ex, h, live.started, result);
+      return;
+    }
+    if (untranslatable[0] != null) {
+      // Accounted (cancelled, charged for what was streamed); the client is told why.
+      if (!live.started) {
+        resultHeaders(h, result);
+        throw untranslatable[0];
+      }
+      count(ex.route, untranslatable[0].status().httpStatus());
+      writeQuietly(ex, false, streamEvent(ex, ErrorAnswer.of(untranslatable[0],
+          options.requestId())));
+      ex.fail(new IOException("the stream has no Messages form: " + untranslatable[0].rule()));
       return;
     }
     if (!live.started) {
@@ -716,14 +774,24 @@ public final class FacadeServer implements AutoCloseable {
       ex.response.setStatus(200);
     }
     try {
+      if (events != null) {
+        List<StreamEvent> end = events.finish(usageChunk[0] != null ? usageChunk[0].usage()
+            : result.response() == null ? null : result.response().usage());
+        // message_delta (stop reason, usage), the cost comment, then message_stop.
+        ex.write(false, sse(end.subList(0, end.size() - 1)));
+        ex.write(false, costComment(result));
+        ex.write(true, end.get(end.size() - 1).sse());
+        count(ex.route, 200);
+        return;
+      }
       if (usageChunk[0] != null) {
         ex.write(false, frame(StreamCost.withCost(usageChunk[0], result)));
       }
       ex.write(false, costComment(result));
       ex.write(true, DONE);
-      count("chat", 200);
+      count(ex.route, 200);
     } catch (IOException e) {
-      count("chat", CLIENT_CLOSED);
+      count(ex.route, CLIENT_CLOSED);
       ex.fail(e);
     }
   }
@@ -740,12 +808,12 @@ public final class FacadeServer implements AutoCloseable {
         + " cancelled, charged " + result.costMicros() + " micro-units for what was streamed";
     if (!started) {
       resultHeaders(h, result);
-      error(ex, "chat", Status.UNAVAILABLE, SHUTTING_DOWN, message);
+      error(ex, ex.route, Status.UNAVAILABLE, SHUTTING_DOWN, message);
       return;
     }
-    count("chat", Status.UNAVAILABLE.httpStatus());
+    count(ex.route, Status.UNAVAILABLE.httpStatus());
     writeQuietly(ex, false, costComment(result));
-    writeQuietly(ex, true, errorEvent(Status.UNAVAILABLE, SHUTTING_DOWN, message));
+    writeQuietly(ex, true, errorEvent(ex, Status.UNAVAILABLE, SHUTTING_DOWN, message));
   }
 
   private static byte[] costComment(ChatResult result) {
@@ -754,8 +822,27 @@ public final class FacadeServer implements AutoCloseable {
         + result.cacheStatus().label() + "\n\n").getBytes(StandardCharsets.UTF_8);
   }
 
-  private static byte[] errorEvent(Status status, String code, String message) {
-    return ErrorAnswer.of(status, code, message, "req-" + UUID.randomUUID()).streamEvent();
+  private static byte[] errorEvent(Exchange ex, Status status, String code, String message) {
+    return streamEvent(ex, ErrorAnswer.of(status, code, message, "req-" + UUID.randomUUID()));
+  }
+
+  /** The error event that ends a started stream, in the exchange's API. */
+  private static byte[] streamEvent(Exchange ex, ErrorAnswer a) {
+    return ex.api == Api.OPENAI ? a.streamEvent() : a.anthropicStreamEvent();
+  }
+
+  private static byte[] sse(List<StreamEvent> events) {
+    if (events.isEmpty()) {
+      return new byte[0];
+    }
+    if (events.size() == 1) {
+      return events.get(0).sse();
+    }
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (StreamEvent e : events) {
+      out.writeBytes(e.sse());
+    }
+    return out.toByteArray();
   }
 
   private static byte[] frame(ChatChunk chunk) {
@@ -920,6 +1007,33 @@ public final class FacadeServer implements AutoCloseable {
     public void onClosed(Connection connection) {
       // Nothing held per connection.
     }
+  }
+
+  // ---------------------------------------------------------------- count tokens
+
+  /**
+   * Counts a Messages request's input tokens for {@code /v1/messages/count_tokens}: the key must
+   * be valid and may use the model. The count is the gateway's exact prompt count (o200k BPE,
+   * images at the model's per-image bound), not Anthropic's tokenizer; no call is made, so no
+   * ledger row is written.
+   */
+  private void countTokens(Exchange ex, byte[] body, String key) throws IOException {
+    Identity identity = facade.authenticate(key);
+    ChatRequest request = AnthropicMessages.toCountRequest(AnthropicMessages.readRequest(body));
+    ModelSpec m = facade.models().find(request.model());
+    if (m == null) {
+      error(ex, ex.route, Status.NOT_FOUND, "model_not_found", "the model "
+          + Json.quoteForMessage(request.model()) + " does not exist");
+      return;
+    }
+    if (!identity.allows(m.name(), Set.copyOf(m.aliases()))) {
+      error(ex, ex.route, Status.FORBIDDEN, "model_not_allowed", "this key may not use the model "
+          + Json.quoteForMessage(request.model()));
+      return;
+    }
+    long tokens = TokenBounds.exact(request.withModel(m.name()), m.imageTokens());
+    json(ex, ex.route, 200, Json.writeBytes(Json.mapper().createObjectNode()
+        .put("input_tokens", tokens)));
   }
 
   // ---------------------------------------------------------------- models
@@ -1160,13 +1274,19 @@ public final class FacadeServer implements AutoCloseable {
   private static final class Exchange {
     final Request request;
     final Response response;
+    /** The API the route speaks. */
+    final Api api;
+    /** The route's name in the metrics. */
+    final String route;
     private final Callback callback;
     private final AtomicBoolean completed = new AtomicBoolean();
 
-    Exchange(Request request, Response response, Callback callback) {
+    Exchange(Request request, Response response, Callback callback, Api api) {
       this.request = request;
       this.response = response;
       this.callback = callback;
+      this.api = api;
+      this.route = api.route;
     }
 
     /** Writes and waits until the bytes are handed to the network (back-pressure). */
@@ -1187,6 +1307,30 @@ public final class FacadeServer implements AutoCloseable {
       if (completed.compareAndSet(false, true)) {
         callback.failed(cause);
       }
+    }
+  }
+
+  /** The API of a route: its request and answer shapes. */
+  private enum Api {
+    /** OpenAI's: chat completions and every route but the Messages API's. */
+    OPENAI("chat"),
+    /** Anthropic's Messages API, {@code /v1/messages}. */
+    MESSAGES("messages"),
+    /** Anthropic's {@code /v1/messages/count_tokens}. */
+    COUNT_TOKENS("count_tokens");
+
+    final String route;
+
+    Api(String route) {
+      this.route = route;
+    }
+
+    static Api of(String path) {
+      return switch (path) {
+        case "/v1/messages" -> MESSAGES;
+        case "/v1/messages/count_tokens" -> COUNT_TOKENS;
+        default -> OPENAI;
+      };
     }
   }
 
@@ -1256,8 +1400,8 @@ public final class FacadeServer implements AutoCloseable {
   private void finishQuietly(Exchange ex, String route, Status type, int httpStatus,
       String code, String message) {
     try {
-      json(ex, route, httpStatus, Json.writeBytes(errorBody(
-          type.name().toLowerCase(Locale.ROOT), code, message)));
+      json(ex, route, httpStatus, errorBytes(ex, httpStatus,
+          type.name().toLowerCase(Locale.ROOT), code, message));
     } catch (IOException | RuntimeException e) {
       count(route, CLIENT_CLOSED);
       ex.fail(e);
@@ -1278,7 +1422,16 @@ public final class FacadeServer implements AutoCloseable {
       h.put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
     }
     a.headers().forEach(h::put);
-    json(ex, route, a.status(), a.body());
+    json(ex, route, a.status(), ex.api == Api.OPENAI ? a.body() : a.anthropicBody());
+  }
+
+  /** An error body the server layer makes itself, in the exchange's API. */
+  private static byte[] errorBytes(Exchange ex, int httpStatus, String type, String code,
+      String message) {
+    if (ex.api != Api.OPENAI) {
+      return AnthropicException.errorBody(AnthropicException.errorTypeOf(httpStatus), message);
+    }
+    return Json.writeBytes(errorBody(type, code, message));
   }
 
   private static ObjectNode errorBody(Status status, String code, String message) {
@@ -1296,6 +1449,10 @@ public final class FacadeServer implements AutoCloseable {
     if (!ex.response.getHeaders().contains("x-request-id")) {
       ex.response.getHeaders().put("x-request-id", requestId(ex));
     }
+    if (ex.api != Api.OPENAI) {
+      // Anthropic's SDKs read the request id from request-id.
+      ex.response.getHeaders().put("request-id", ex.response.getHeaders().get("x-request-id"));
+    }
     ex.response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     ex.response.setStatus(status);
     ex.write(true, body);
@@ -1304,6 +1461,15 @@ public final class FacadeServer implements AutoCloseable {
 
   private void count(String route, int status) {
     requests.computeIfAbsent(route + "\u0000" + status, k -> new LongAdder()).increment();
+  }
+
+  /** The virtual key of a Messages call: {@code x-api-key}, else a bearer token. */
+  private static String anthropicKey(Exchange ex) {
+    String key = ex.request.getHeaders().get("x-api-key");
+    if (key != null && !key.isBlank()) {
+      return key.trim();
+    }
+    return bearer(ex);
   }
 
   private static String bearer(Exchange ex) {
@@ -1360,7 +1526,7 @@ public final class FacadeServer implements AutoCloseable {
           LOG.warn("a stream's upstream sent nothing for {} after its cancellation; ending"
               + " the client's stream without its record", CANCEL_GRACE);
           // The handler is blocked in the provider: only this thread can tell the client.
-          writeQuietly(s.ex, true, errorEvent(Status.UNAVAILABLE, SHUTTING_DOWN, "the server"
+          writeQuietly(s.ex, true, errorEvent(s.ex, Status.UNAVAILABLE, SHUTTING_DOWN, "the server"
               + " is shutting down and the upstream sent nothing after the stream was"
               + " cancelled; the call is recorded as interrupted at the next start"));
         }
