@@ -488,6 +488,13 @@ public final class Durability implements AutoCloseable {
     }
 
     @Override
+    public long spentExcluding(Scope scope, Instant from, Instant to,
+        java.util.Set<String> reservationIds) {
+      drain();
+      return ledger.spentExcluding(scope, from, to, reservationIds);
+    }
+
+    @Override
     public Collection<DispatchIntent> unresolvedHolds() {
       return ledger.unresolvedHolds();
     }

@@ -159,7 +159,6 @@ public final class CounterLimiter implements Limiter {
   private final AtomicInteger pendingCount = new AtomicInteger();
   private final AtomicBoolean draining = new AtomicBoolean();
   /** Pending ends whose charge a rebuild read from the ledger: ended without charging again. */
-  private final Set<String> chargedByLedger = ConcurrentHashMap.newKeySet();
   private volatile long lastDrainNanos;
   /** Live reservations of this process, kept only for a shared store (orphan sweep, reassert). */
   private final ConcurrentHashMap<String, Held> live;
@@ -611,9 +610,7 @@ public final class CounterLimiter implements Limiter {
         break;
       }
       try {
-        long charge = p.charge >= 0 && chargedByLedger.contains(p.id) ? -1 : p.charge;
-        endOnStore(p.id, p.counters, charge, 1);
-        chargedByLedger.remove(p.id);
+        endOnStore(p.id, p.counters, p.charge, 1);
         pendingCount.decrementAndGet();
         LOG.info("pending end of reservation {} applied", p.id);
       } catch (CounterStoreUnavailableException e) {
@@ -722,21 +719,20 @@ public final class CounterLimiter implements Limiter {
       if (waiting == null || waiting.equals(reported)) {
         return;
       }
-      if (ledger != null) {
-        // Before the rebuild reads the spend: a pending charge the ledger has is in it.
-        for (Pending p : pending) {
-          if (p.charge >= 0 && ledger.includes(p.id)) {
-            chargedByLedger.add(p.id);
-          }
-        }
-      }
       admitLock.writeLock().lock();
       try {
+        // Every hold whose end is still to come: live calls, and ends kept pending. The
+        // rebuild restores them and leaves their charges out of the spend it reads, since each
+        // end adds its own charge.
         List<CounterHold> holds = new ArrayList<>();
         for (Held h : live.values()) {
-          if (!h.unheld && h.anyBudget && h.state == OPEN) {
+          // An ending hold too: its end waits on the stale store and applies after the commit.
+          if (!h.unheld && h.anyBudget && h.state != ENDED) {
             holds.add(new CounterHold(h.id, "", 0, h.counters));
           }
+        }
+        for (Pending p : pending) {
+          holds.add(new CounterHold(p.id, "", 0, p.counters));
         }
         store.heartbeat(heartbeatTtlMillis, waiting, holds);
         reported = waiting;
@@ -788,13 +784,8 @@ public final class CounterLimiter implements Limiter {
         return true;
       }
       try (r) {
-        // Before the spend is read: a pending charge the ledger already has is in that spend.
-        for (Pending p : pending) {
-          if (p.charge >= 0 && ledger.includes(p.id)) {
-            chargedByLedger.add(p.id);
-          }
-        }
-        // Every live instance's holds (this one's included), reported before the spend is read.
+        // Every live instance's holds still to end (this one's included), reported before the
+        // spend is read.
         List<CounterHold> others = awaitLiveHolds(r);
         Instant now = clock.now();
         Collection<DispatchIntent> holds = ledger.unresolvedHolds();
@@ -951,6 +942,13 @@ public final class CounterLimiter implements Limiter {
     for (DispatchIntent i : held) {
       ledgerIds.add(i.reservationId());
     }
+    // Each reported hold's end adds its own charge to the rebuilt counters: a charge the ledger
+    // already has for one (its record settled before the end reached the store) stays out of
+    // the spend read, or it would be counted twice.
+    Set<String> toEnd = new HashSet<>();
+    for (CounterHold h : reported) {
+      toEnd.add(h.reservationId());
+    }
     // Live holds the instances reported, except those the ledger's holds already count.
     List<CounterHold> liveHolds = new ArrayList<>();
     for (CounterHold h : reported) {
@@ -988,7 +986,8 @@ public final class CounterLimiter implements Limiter {
       }
       if (rebuild != null) {
         rebuild.restore(Counter.budget(w.key, r.rule.limit(), 0, w.endMillis),
-            spend.spent(r.rule.scope(), from, to), heldSum, now.toEpochMilli());
+            spend.spentExcluding(r.rule.scope(), from, to, toEnd), heldSum,
+            now.toEpochMilli());
       }
     }
     if (rebuild != null) {

@@ -32,6 +32,29 @@ public interface SpendSource {
   long spent(Scope scope, Instant from, Instant to);
 
   /**
+   * Returns what a scope was charged by calls that started in a time range, leaving out the
+   * charges of the given reservations. A rebuild reads the spend this way, leaving out every
+   * hold an instance reported as still to end (a live call, or an end waiting for the store):
+   * each of those ends adds its own charge to the rebuilt counters, so a charge the ledger
+   * already has for one of them would otherwise be counted twice.
+   *
+   * <p>The default ignores the exclusions and returns {@link #spent}: a source that cannot leave
+   * charges out may have the rebuilt counters count such a charge twice (more spend than the
+   * ledger, never less). The PostgreSQL ledger leaves them out.
+   *
+   * @param scope the scope
+   * @param from the start, inclusive
+   * @param to the end, exclusive, or {@code null} for no end
+   * @param reservationIds the reservations whose charges are left out
+   * @return the charges in micro-units, never negative
+   * @throws RuntimeException if the source cannot be read; the rebuild fails with it
+   */
+  default long spentExcluding(Scope scope, Instant from, Instant to,
+      java.util.Set<String> reservationIds) {
+    return spent(scope, from, to);
+  }
+
+  /**
    * Returns the dispatch intents of the holds the ledger still has open (interrupted calls not
    * yet attested or expired). The default has none.
    *
@@ -73,6 +96,12 @@ public interface SpendSource {
       @Override
       public long spent(Scope scope, Instant from, Instant to) {
         return spent.spent(scope, from, to);
+      }
+
+      @Override
+      public long spentExcluding(Scope scope, Instant from, Instant to,
+          java.util.Set<String> reservationIds) {
+        return spent.spentExcluding(scope, from, to, reservationIds);
       }
 
       @Override

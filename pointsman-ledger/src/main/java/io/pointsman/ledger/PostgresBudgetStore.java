@@ -163,6 +163,33 @@ public final class PostgresBudgetStore {
   }
 
   /**
+   * Returns what a scope was charged by calls that started in a time range, leaving out the
+   * charges of the given reservations (matched by reservation id or, for a call whose
+   * reservation row is missing, by event id): the spend a rebuild of lost counters reads while
+   * those reservations' ends are still to come.
+   *
+   * @param scope the scope
+   * @param from the start, inclusive
+   * @param to the end, exclusive, or {@code null} for no end
+   * @param reservationIds the reservations left out
+   * @return the charges in micro-units
+   * @throws NullPointerException if an argument but {@code to} is null
+   * @throws io.pointsman.PointsmanException with status 503 if the database cannot be read
+   */
+  public long spentExcluding(Scope scope, Instant from, Instant to,
+      java.util.Set<String> reservationIds) {
+    Objects.requireNonNull(scope, "scope");
+    Objects.requireNonNull(from, "from");
+    Objects.requireNonNull(reservationIds, "reservationIds");
+    if (reservationIds.isEmpty()) {
+      return spent(scope, from, to);
+    }
+    String[] ids = reservationIds.toArray(new String[0]);
+    return Sql.inTransaction(jdbi, "reading spend of " + scope,
+        h -> spent(h.getConnection(), scope, from, to, ids));
+  }
+
+  /**
    * Returns what unresolved holds of calls in a scope hold against it.
    *
    * @param scope the scope
@@ -245,11 +272,19 @@ public final class PostgresBudgetStore {
 
   private static long spent(Connection c, Scope scope, Instant from, Instant to)
       throws SQLException {
+    return spent(c, scope, from, to, null);
+  }
+
+  private static long spent(Connection c, Scope scope, Instant from, Instant to,
+      String[] excluded) throws SQLException {
     boolean global = scope.kind() == Scope.Kind.GLOBAL;
     String sql = "SELECT coalesce(sum(amount_micros), 0) FROM pointsman.charges"
         + " WHERE scope_kind = ?" + (global ? "" : " AND scope_id = ?")
         + " AND occurred_at >= ?::timestamptz"
-        + " AND (?::timestamptz IS NULL OR occurred_at < ?::timestamptz)";
+        + " AND (?::timestamptz IS NULL OR occurred_at < ?::timestamptz)"
+        + (excluded == null ? "" : " AND NOT (event_id = ANY(?::text[])) AND event_id NOT IN"
+            + " (SELECT r.event_id FROM pointsman.reservations r"
+            + " WHERE r.reservation_id = ANY(?::text[]))");
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       int p = 1;
       ps.setString(p++, global ? Scope.Kind.KEY.name() : scope.kind().name());
@@ -258,7 +293,12 @@ public final class PostgresBudgetStore {
       }
       ps.setString(p++, from.toString());
       ps.setString(p++, Sql.instant(to));
-      ps.setString(p, Sql.instant(to));
+      ps.setString(p++, Sql.instant(to));
+      if (excluded != null) {
+        java.sql.Array ids = Sql.text(c, excluded);
+        ps.setArray(p++, ids);
+        ps.setArray(p, ids);
+      }
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getLong(1);

@@ -195,6 +195,12 @@ public final class PostgresLedger implements Ledger {
   }
 
   @Override
+  public long spentExcluding(Scope scope, Instant from, Instant to,
+      java.util.Set<String> reservationIds) {
+    return budgets().spentExcluding(scope, from, to, reservationIds);
+  }
+
+  @Override
   public Collection<DispatchIntent> unresolvedHolds() {
     return settlement().unresolvedIntents();
   }
