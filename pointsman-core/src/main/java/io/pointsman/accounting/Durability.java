@@ -504,5 +504,10 @@ public final class Durability implements AutoCloseable {
       drain();
       return ledger.includes(reservationId);
     }
+
+    @Override
+    public java.util.OptionalLong resolvedCharge(String reservationId) {
+      return ledger.resolvedCharge(reservationId);
+    }
   }
 }

@@ -155,6 +155,7 @@ public final class CounterLimiter implements Limiter {
   private final LongAdder staleRefusals = new LongAdder();
   private final LongAdder rebuilds = new LongAdder();
   private final LongAdder swept = new LongAdder();
+  private final LongAdder settledFromLedger = new LongAdder();
   private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
   private final AtomicInteger pendingCount = new AtomicInteger();
   private final AtomicBoolean draining = new AtomicBoolean();
@@ -806,12 +807,15 @@ public final class CounterLimiter implements Limiter {
   }
 
   /**
-   * Releases holds in a shared store that nothing explains: older than the hold lease
-   * ({@link Builder#holdLease}, measured on the store's clock), not named by the ledger's
-   * unresolved holds ({@link SpendSource#unresolvedHolds} of the configured ledger) and not a
-   * live call of this process. Run it every few minutes on one or every instance.
+   * Ends holds in a shared store that no live call of this process explains and that are older
+   * than the hold lease ({@link Builder#holdLease}, measured on the store's clock): a hold whose
+   * call the configured ledger resolved ({@link SpendSource#resolvedCharge}) is settled with the
+   * ledger's charge (a hold a rebuild restored for an instance that died before ending it: the
+   * rebuild left its charge out of the spend, so releasing it would lose that charge); a hold
+   * the ledger neither has open ({@link SpendSource#unresolvedHolds}) nor resolved is released
+   * as an orphan. Run it every few minutes on one or every instance.
    *
-   * @return how many holds this sweep released
+   * @return how many holds this sweep ended (settled from the ledger or released)
    * @throws IllegalStateException if no ledger is set
    * @throws CounterStoreUnavailableException if the store cannot be reached
    */
@@ -819,11 +823,50 @@ public final class CounterLimiter implements Limiter {
     if (ledger == null) {
       throw new IllegalStateException("no ledger is set: pass the reservation ids it knows");
     }
+    if (live == null) {
+      return 0;
+    }
     Set<String> known = new HashSet<>();
     for (DispatchIntent i : ledger.unresolvedHolds()) {
       known.add(i.reservationId());
     }
-    return sweepOrphanHolds(known::contains);
+    Set<String> pendingIds = new HashSet<>();
+    for (Pending p : pending) {
+      pendingIds.add(p.id);
+    }
+    int n = 0;
+    for (CounterHold h : store.holdsOlderThan(holdLeaseMillis, SWEEP_BATCH)) {
+      String id = h.reservationId();
+      if (known.contains(id) || live.containsKey(id) || pendingIds.contains(id)) {
+        continue;
+      }
+      java.util.OptionalLong charged = ledger.resolvedCharge(id);
+      if (charged.isPresent()) {
+        // Once by id: an owner whose end arrives later changes nothing.
+        store.end(id, h.counters(), charged.getAsLong(), clock.now().toEpochMilli());
+        n++;
+        settledFromLedger.increment();
+        LOG.warn("settled hold {} (owner {}, taken at {}) with the ledger's charge of {}: its"
+            + " call was resolved and no live call holds it", id, h.owner(),
+            Instant.ofEpochMilli(h.createdAtMillis()), charged.getAsLong());
+      } else if (store.sweep(h, holdLeaseMillis)) {
+        n++;
+        LOG.warn("released orphan hold {} (owner {}, taken at {}): no ledger row and no live"
+            + " call holds it", id, h.owner(), Instant.ofEpochMilli(h.createdAtMillis()));
+      }
+    }
+    swept.add(n);
+    return n;
+  }
+
+  /**
+   * Returns how many holds the orphan sweep settled with the ledger's charge because their
+   * call was resolved while the store still held them.
+   *
+   * @return the count since start
+   */
+  public long holdsSettledFromLedger() {
+    return settledFromLedger.sum();
   }
 
   /**

@@ -81,6 +81,20 @@ public interface SpendSource {
   }
 
   /**
+   * Returns what the ledger finally charged a reservation's call (settled, released, attested
+   * or expired), or empty while the ledger has it open or does not know it. The orphan sweep
+   * ends a hold the store kept after its call was settled (a hold a rebuild restored for an
+   * instance that died before ending it) with this charge. The default knows none.
+   *
+   * @param reservationId the reservation's id (a gateway call's event id)
+   * @return the charge in micro-units, or empty
+   * @throws RuntimeException if the source cannot be read
+   */
+  default java.util.OptionalLong resolvedCharge(String reservationId) {
+    return java.util.OptionalLong.empty();
+  }
+
+  /**
    * Returns a source of both parts.
    *
    * @param spent the settled spend
@@ -107,6 +121,11 @@ public interface SpendSource {
       @Override
       public Collection<DispatchIntent> unresolvedHolds() {
         return unresolved.get();
+      }
+
+      @Override
+      public java.util.OptionalLong resolvedCharge(String reservationId) {
+        return spent.resolvedCharge(reservationId);
       }
     };
   }

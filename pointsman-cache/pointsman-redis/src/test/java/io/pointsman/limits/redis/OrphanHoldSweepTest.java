@@ -75,6 +75,52 @@ class OrphanHoldSweepTest {
     }
   }
 
+  /**
+   * A hold the store kept after the ledger resolved its call (an instance died between a
+   * rebuild restoring its hold and ending it; the rebuild left the call's charge out of the
+   * spend) is settled with the ledger's charge, not released: released, the charge would be
+   * missing from the counters.
+   */
+  @Test
+  void aHoldWhoseCallTheLedgerResolvedIsSettledWithTheLedgersCharge() {
+    try (TestRedis redis = TestRedis.start()) {
+      FakeClock clock = new FakeClock(Instant.parse("2024-05-01T10:00:00Z"));
+      Stores.initialize(redis.client(), redis.keyPrefix());
+      RedisCounterStore deadStore = RedisCounterStore.builder(redis.client())
+          .keyPrefix(redis.keyPrefix()).owner("dead-instance").build();
+      CounterLimiter dead = CounterLimiter.builder(deadStore).budget(TEAM, 10_000).clock(clock)
+          .build();
+      Reservation settledInLedger = dead.reserve(CounterStoreContract.admission("settled", 700,
+          clock.now()));
+      dead.reserve(CounterStoreContract.admission("orphan", 500, clock.now()));
+      SpendSource ledger = new SpendSource() {
+        @Override
+        public long spent(Scope scope, Instant from, Instant to) {
+          return 0;
+        }
+
+        @Override
+        public java.util.OptionalLong resolvedCharge(String reservationId) {
+          return reservationId.equals(settledInLedger.id()) ? java.util.OptionalLong.of(420)
+              : java.util.OptionalLong.empty();
+        }
+      };
+      CounterLimiter sweeper = CounterLimiter.builder(RedisCounterStore.builder(redis.client())
+              .keyPrefix(redis.keyPrefix()).owner("sweeper").build())
+          .budget(TEAM, 10_000).clock(clock).holdLease(Duration.ofMillis(50)).ledger(ledger)
+          .build();
+      assertThat(sweeper.budget(TEAM)).isEqualTo(new BudgetState(TEAM, 10_000, 0, 1_200));
+      awaitRedisTimePast(redis, deadStore, 50);
+      assertThat(sweeper.sweepOrphanHolds()).isEqualTo(2);
+      assertThat(sweeper.holdsSettledFromLedger()).isEqualTo(1);
+      assertThat(sweeper.budget(TEAM)).as("the resolved call charged, the orphan released")
+          .isEqualTo(new BudgetState(TEAM, 10_000, 420, 0));
+      // The dead owner's end, arriving late after all, changes nothing.
+      settledInLedger.settle(420);
+      assertThat(sweeper.budget(TEAM)).isEqualTo(new BudgetState(TEAM, 10_000, 420, 0));
+    }
+  }
+
   /** Waits, without sleeping, until Redis's clock is past every hold's creation + age. */
   private static void awaitRedisTimePast(TestRedis redis, RedisCounterStore store, long age) {
     long start = redisMillis(redis);
