@@ -31,6 +31,8 @@ final class InjectionFeatures {
   private static final int MASK = BUCKETS - 1;
   private static final int MAX_WORD = 48;
   private static final int NEWLINE = 0x4e4c;
+  private static final int FNV_OFFSET = 0x811C9DC5;
+  private static final int FNV_PRIME = 0x01000193;
   private static final char[] FOLD = new char[0x530];
 
   static {
@@ -121,6 +123,9 @@ final class InjectionFeatures {
   private int wordEnd;
   private boolean wordHasLetter;
   private boolean wordHasLeet;
+  /** FNV-1a of the word's first {@code MAX_WORD} characters as read, and as read un-leeted. */
+  private int wordHash = FNV_OFFSET;
+  private int wordHashUnleet = FNV_OFFSET;
   private final char[] spelled = new char[MAX_WORD];
   private final int[] spelledStart = new int[MAX_WORD];
   private int spelledLen;
@@ -148,12 +153,23 @@ final class InjectionFeatures {
         // ASCII, the common case: one table look-up decides, with the same outcome as the
         // general path below.
         byte kind = ASCII_KIND[raw];
+        if ((kind == A_LETTER || kind == A_DIGIT) && decodedAt < 0) {
+          // A run of ASCII letters and digits, read in a loop of its own with the word's
+          // state in locals; what ends it goes through the switch below on the next turn.
+          if (decodeBase64 && b64Start < 0) {
+            b64Start = i;
+          }
+          i = asciiWord(text, i, to, raw, kind) - 1;
+          continue;
+        }
         if (decodeBase64) {
           boolean b64 = kind >= A_LETTER && kind <= A_SLASH;
           if (b64 && b64Start < 0) {
             b64Start = i;
           } else if (!b64 && b64Start >= 0) {
-            base64Run(text, b64Start, i);
+            if (i - b64Start >= 20) {
+              base64Run(text, b64Start, i);
+            }
             b64Start = -1;
           }
         }
@@ -162,25 +178,33 @@ final class InjectionFeatures {
           case A_LETTER -> appendWord((char) (raw | 0x20), at, true, false);
           case A_DIGIT -> appendWord(raw, at, false, true);
           case A_SLASH, A_STRUCT -> {
-            endWord();
+            if (wordLen != 0) {
+              endWord();
+            }
             if (!(prev1 == raw && gap == 0 && spelledLen == 0)) {
               emit(raw, at, at + 1);
             }
           }
           case A_NEWLINE -> {
-            endWord();
+            if (wordLen != 0) {
+              endWord();
+            }
             emit(NEWLINE, at, at + 1);
           }
           case A_LEET -> {
             if (wordLen > 0) {
               appendWord(raw, at, false, true);
             } else {
-              endWord();
+              if (wordLen != 0) {
+                endWord();
+              }
               gap++;
             }
           }
           default -> {
-            endWord();
+            if (wordLen != 0) {
+              endWord();
+            }
             gap++;
           }
         }
@@ -191,7 +215,9 @@ final class InjectionFeatures {
         if (b64 && b64Start < 0) {
           b64Start = i;
         } else if (!b64 && b64Start >= 0) {
-          base64Run(text, b64Start, i);
+          if (i - b64Start >= 20) {
+            base64Run(text, b64Start, i);
+          }
           b64Start = -1;
         }
       }
@@ -212,26 +238,90 @@ final class InjectionFeatures {
       } else if ((c == '@' || c == '$') && wordLen > 0) {
         appendWord(c, at, false, true);
       } else if (isIdeographic(c)) {
-        endWord();
+        if (wordLen != 0) {
+          endWord();
+        }
         emit(c, at, at + 1);
       } else if (c == '<' || c == '>' || c == '/' || c == '[' || c == ']' || c == '#'
           || c == '|') {
-        endWord();
+        if (wordLen != 0) {
+          endWord();
+        }
         // A run of one structural character ("[[[[", "####") is one token.
         if (!(prev1 == c && gap == 0 && spelledLen == 0)) {
           emit(c, at, at + 1);
         }
       } else if (c == '\n') {
-        endWord();
+        if (wordLen != 0) {
+          endWord();
+        }
         emit(NEWLINE, at, at + 1);
       } else {
-        endWord();
+        if (wordLen != 0) {
+          endWord();
+        }
         gap++;
       }
     }
     if (decodeBase64 && b64Start >= 0) {
-      base64Run(text, b64Start, to);
+      if (to - b64Start >= 20) {
+        base64Run(text, b64Start, to);
+      }
     }
+  }
+
+  /**
+   * Appends the run of ASCII letters and digits starting at {@code from} (whose first
+   * character, {@code raw} of kind {@code kind}, is one) to the current word, exactly as {@link
+   * #appendWord} would one by one; returns the index after the run.
+   */
+  private int asciiWord(CharSequence text, int from, int to, char raw, byte kind) {
+    int len = wordLen;
+    if (len == 0) {
+      wordStart = from;
+    }
+    int h = wordHash;
+    int hu = wordHashUnleet;
+    boolean letter = wordHasLetter;
+    boolean leet = wordHasLeet;
+    final char[] w = word;
+    int j = from;
+    char r = raw;
+    byte k = kind;
+    while (true) {
+      char c;
+      if (k == A_LETTER) {
+        c = (char) (r | 0x20);
+        letter = true;
+      } else {
+        c = r;
+        leet = true;
+      }
+      if (len < MAX_WORD) {
+        w[len++] = c;
+        h = (h ^ c) * FNV_PRIME;
+        hu = (hu ^ UNLEET[c]) * FNV_PRIME;
+      }
+      j++;
+      if (j >= to) {
+        break;
+      }
+      r = text.charAt(j);
+      if (r >= 0x80) {
+        break;
+      }
+      k = ASCII_KIND[r];
+      if (k != A_LETTER && k != A_DIGIT) {
+        break;
+      }
+    }
+    wordLen = len;
+    wordEnd = j;
+    wordHash = h;
+    wordHashUnleet = hu;
+    wordHasLetter = letter;
+    wordHasLeet = leet;
+    return j;
   }
 
   /** Ends the text: flushes the last word. Call once after {@link #accept}. */
@@ -252,6 +342,8 @@ final class InjectionFeatures {
     }
     if (wordLen < MAX_WORD) {
       word[wordLen++] = c;
+      wordHash = (wordHash ^ c) * FNV_PRIME;
+      wordHashUnleet = (wordHashUnleet ^ unleet(c)) * FNV_PRIME;
     }
     wordEnd = at + 1;
     wordHasLetter |= letter;
@@ -264,11 +356,11 @@ final class InjectionFeatures {
     }
     int n = wordLen;
     wordLen = 0;
-    if (wordHasLetter && wordHasLeet) {
-      for (int i = 0; i < n; i++) {
-        word[i] = unleet(word[i]);
-      }
-    }
+    // The word's hash, un-leeted when it mixes letters with digits or @/$ (1gn0r3 is ignore);
+    // only a single letter reads word[] below, and a single character is never un-leeted.
+    int wordToken = wordHasLetter && wordHasLeet ? wordHashUnleet : wordHash;
+    wordHash = FNV_OFFSET;
+    wordHashUnleet = FNV_OFFSET;
     wordHasLetter = false;
     wordHasLeet = false;
     boolean single = n == 1 && word[0] >= 'a' && word[0] <= 'z';
@@ -288,7 +380,7 @@ final class InjectionFeatures {
       gap = 0;
       return;
     }
-    int token = hash(word, n);
+    int token = wordToken;
     // A word repeated back to back ("hello hello hello") is one token: repetition is no
     // evidence, and it would otherwise add up over a window.
     if (token == prev1 && spelledLen == 0) {
@@ -357,6 +449,7 @@ final class InjectionFeatures {
     return hash(chars, 0, n);
   }
 
+  // FNV-1a; the word hash above is the same, computed as the word is read.
   private static int hash(char[] chars, int from, int n) {
     int h = 0x811C9DC5;
     for (int i = from; i < from + n; i++) {

@@ -69,6 +69,57 @@ class LiteralMatcherTest {
   }
 
   @Test
+  void twoLanesReportWhatOneLaneReportsInTheSameOrder() {
+    Random random = new Random(5);
+    String alphabet = "abAB  \n\t_-.";
+    for (int round = 0; round < 400; round++) {
+      LiteralMatcher.Builder b = LiteralMatcher.builder().caseInsensitive(random.nextBoolean())
+          .collapseWhitespace(random.nextBoolean()).wholeWords(random.nextBoolean());
+      for (int i = 0; i < 1 + random.nextInt(20); i++) {
+        StringBuilder l = new StringBuilder();
+        for (int k = 0; k < 1 + random.nextInt(8); k++) {
+          l.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        if (l.toString().isBlank()) {
+          l.append('a');
+        }
+        if (random.nextInt(4) == 0) {
+          b.addExact(l.toString());
+        } else {
+          b.add(l.toString());
+        }
+      }
+      LiteralMatcher m = b.build();
+      StringBuilder text = new StringBuilder();
+      int n = LiteralMatcher.TWO_LANES_FROM + random.nextInt(3_000);
+      while (text.length() < n) {
+        // Whitespace runs of every length, so that the second lane's start is tested.
+        if (random.nextInt(40) == 0) {
+          text.append(" ".repeat(random.nextInt(300)));
+        }
+        text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+      String t = text.toString();
+      List<String> one = new ArrayList<>();
+      m.findOneLane(t, (literal, start, end) -> one.add(literal + "@" + start + "-" + end));
+      List<String> two = new ArrayList<>();
+      m.find(t, (literal, start, end) -> two.add(literal + "@" + start + "-" + end));
+      assertThat(two).as("round " + round).containsExactlyElementsOf(one);
+      // A sink that stops sees the same first matches.
+      int stopAfter = one.isEmpty() ? 0 : random.nextInt(one.size());
+      List<String> stopped = new ArrayList<>();
+      boolean ran = m.find(t, (literal, start, end) -> {
+        stopped.add(literal + "@" + start + "-" + end);
+        return stopped.size() <= stopAfter;
+      });
+      if (!one.isEmpty()) {
+        assertThat(ran).isFalse();
+        assertThat(stopped).containsExactlyElementsOf(one.subList(0, stopAfter + 1));
+      }
+    }
+  }
+
+  @Test
   void readsEachCharacterOnceWhateverTheNumberOfLiterals() {
     List<String> many = new ArrayList<>();
     for (int i = 0; i < 10_000; i++) {
@@ -77,7 +128,12 @@ class LiteralMatcherTest {
     LiteralMatcher m = LiteralMatcher.builder().caseInsensitive(true).addAll(many).build();
     CountingText text = new CountingText("blocked phrase ".repeat(5_000));
     m.find(text, (literal, start, end) -> true);
-    assertThat(text.reads()).isEqualTo(text.length());
+    // Once, plus the longest literal where the second lane starts early.
+    int longest = many.stream().mapToInt(String::length).max().orElseThrow();
+    assertThat(text.reads()).isBetween((long) text.length(), (long) text.length() + longest);
+    CountingText small = new CountingText("blocked phrase ".repeat(20));
+    m.find(small, (literal, start, end) -> true);
+    assertThat(small.reads()).isEqualTo(small.length());
     assertThat(m.states()).isGreaterThan(10_000);
   }
 
