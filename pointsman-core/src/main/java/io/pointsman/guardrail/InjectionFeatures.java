@@ -32,6 +32,10 @@ final class InjectionFeatures {
   private static final int MAX_WORD = 48;
   private static final int NEWLINE = 0x4e4c;
   private static final int FNV_OFFSET = 0x811C9DC5;
+  /** Characters of a word's stem feature; words of this length or less have none. */
+  static final int STEM = 5;
+  /** The stem bucket of a token that is no word longer than {@value #STEM} characters. */
+  static final int NO_STEM = mix(0x5EED) & (BUCKETS - 1);
   private static final int FNV_PRIME = 0x01000193;
   private static final char[] FOLD = new char[0x530];
 
@@ -110,10 +114,12 @@ final class InjectionFeatures {
      * @param unigram the bucket of the token
      * @param bigram the bucket of the token with the one before it
      * @param trigram the bucket of the token with the two before it
+     * @param stem the bucket of a word's first {@value #STEM} characters when it has more, else
+     *     {@link #NO_STEM}
      * @param start where the token starts in the scanned text
      * @param end where it ends
      */
-    void token(int unigram, int bigram, int trigram, int start, int end);
+    void token(int unigram, int bigram, int trigram, int stem, int start, int end);
   }
 
   private final Sink sink;
@@ -126,6 +132,9 @@ final class InjectionFeatures {
   /** FNV-1a of the word's first {@code MAX_WORD} characters as read, and as read un-leeted. */
   private int wordHash = FNV_OFFSET;
   private int wordHashUnleet = FNV_OFFSET;
+  /** The same after the word's first {@value #STEM} characters. */
+  private int wordStemHash;
+  private int wordStemHashUnleet;
   private final char[] spelled = new char[MAX_WORD];
   private final int[] spelledStart = new int[MAX_WORD];
   private int spelledLen;
@@ -284,6 +293,8 @@ final class InjectionFeatures {
     }
     int h = wordHash;
     int hu = wordHashUnleet;
+    int h5 = wordStemHash;
+    int hu5 = wordStemHashUnleet;
     boolean letter = wordHasLetter;
     boolean leet = wordHasLeet;
     final char[] w = word;
@@ -303,6 +314,10 @@ final class InjectionFeatures {
         w[len++] = c;
         h = (h ^ c) * FNV_PRIME;
         hu = (hu ^ UNLEET[c]) * FNV_PRIME;
+        if (len == STEM) {
+          h5 = h;
+          hu5 = hu;
+        }
       }
       j++;
       if (j >= to) {
@@ -326,7 +341,7 @@ final class InjectionFeatures {
       if (token == prev1) {
         gap = 0;
       } else {
-        emitRaw(token, from, j);
+        emitRaw(token, len > STEM ? stem(letter && leet ? hu5 : h5) : NO_STEM, from, j);
       }
       return j;
     }
@@ -334,6 +349,8 @@ final class InjectionFeatures {
     wordEnd = j;
     wordHash = h;
     wordHashUnleet = hu;
+    wordStemHash = h5;
+    wordStemHashUnleet = hu5;
     wordHasLetter = letter;
     wordHasLeet = leet;
     return j;
@@ -359,6 +376,10 @@ final class InjectionFeatures {
       word[wordLen++] = c;
       wordHash = (wordHash ^ c) * FNV_PRIME;
       wordHashUnleet = (wordHashUnleet ^ unleet(c)) * FNV_PRIME;
+      if (wordLen == STEM) {
+        wordStemHash = wordHash;
+        wordStemHashUnleet = wordHashUnleet;
+      }
     }
     wordEnd = at + 1;
     wordHasLetter |= letter;
@@ -374,6 +395,8 @@ final class InjectionFeatures {
     // The word's hash, un-leeted when it mixes letters with digits or @/$ (1gn0r3 is ignore);
     // only a single letter reads word[] below, and a single character is never un-leeted.
     int wordToken = wordHasLetter && wordHasLeet ? wordHashUnleet : wordHash;
+    int stem = n > STEM
+        ? stem(wordHasLetter && wordHasLeet ? wordStemHashUnleet : wordStemHash) : NO_STEM;
     wordHash = FNV_OFFSET;
     wordHashUnleet = FNV_OFFSET;
     wordHasLetter = false;
@@ -402,7 +425,8 @@ final class InjectionFeatures {
       gap = 0;
       return;
     }
-    emit(token, wordStart, wordEnd);
+    flushSpelled();
+    emitRaw(token, stem, wordStart, wordEnd);
   }
 
   private void flushSpelled() {
@@ -412,10 +436,10 @@ final class InjectionFeatures {
     }
     spelledLen = 0;
     if (n >= 3) {
-      emitRaw(hash(spelled, n), spelledStart[0], spelledEnd);
+      emitRaw(hash(spelled, n), NO_STEM, spelledStart[0], spelledEnd);
     } else {
       for (int i = 0; i < n; i++) {
-        emitRaw(hash(spelled, i, 1), spelledStart[i], spelledStart[i] + 1);
+        emitRaw(hash(spelled, i, 1), NO_STEM, spelledStart[i], spelledStart[i] + 1);
       }
     }
   }
@@ -447,17 +471,21 @@ final class InjectionFeatures {
 
   private void emit(int token, int start, int end) {
     flushSpelled();
-    emitRaw(token, start, end);
+    emitRaw(token, NO_STEM, start, end);
   }
 
-  private void emitRaw(int token, int start, int end) {
+  private static int stem(int hash) {
+    return mix(hash * 0x27D4EB2F + 4) & MASK;
+  }
+
+  private void emitRaw(int token, int stem, int start, int end) {
     gap = 0;
     int uni = mix(token * 0x9E3779B1 + 1);
     int bi = mix(prev1 * 0x85EBCA6B + token * 0x9E3779B1 + 2);
     int tri = mix(prev2 * 0xC2B2AE35 + prev1 * 0x85EBCA6B + token * 0x9E3779B1 + 3);
     prev2 = prev1;
     prev1 = token;
-    sink.token(uni & MASK, bi & MASK, tri & MASK, start, end);
+    sink.token(uni & MASK, bi & MASK, tri & MASK, stem, start, end);
   }
 
   private static int hash(char[] chars, int n) {

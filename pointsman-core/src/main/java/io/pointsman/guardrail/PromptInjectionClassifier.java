@@ -191,8 +191,8 @@ public final class PromptInjectionClassifier implements Detector {
     }
 
     @Override
-    public void token(int unigram, int bigram, int trigram, int start, int end) {
-      float c = weights[unigram] + weights[bigram] + weights[trigram];
+    public void token(int unigram, int bigram, int trigram, int stem, int start, int end) {
+      float c = weights[unigram] + weights[bigram] + weights[trigram] + weights[stem];
       int slot = count % WINDOW;
       if (count >= WINDOW) {
         sum -= ring[slot];
