@@ -34,8 +34,12 @@ final class InjectionFeatures {
   private static final int FNV_OFFSET = 0x811C9DC5;
   /** Characters of a word's stem feature; words of this length or less have none. */
   static final int STEM = 5;
-  /** The stem bucket of a token that is no word longer than {@value #STEM} characters. */
-  static final int NO_STEM = mix(0x5EED) & (BUCKETS - 1);
+  /**
+   * The stem feature of a token that is no word longer than {@value #STEM} characters: an index
+   * past the hash buckets, whose weight is always zero (a learned weight there would be a
+   * per-token bias, which adds up over a window of short tokens such as code).
+   */
+  static final int NO_STEM = BUCKETS;
   private static final int FNV_PRIME = 0x01000193;
   private static final char[] FOLD = new char[0x530];
 

@@ -215,7 +215,8 @@ public final class PromptInjectionClassifier implements Detector {
    * flag}, and informational ones), then one {@code bucket weight} line per non-zero weight.
    */
   static PromptInjectionClassifier parse(String file) {
-    float[] w = new float[InjectionFeatures.BUCKETS];
+    // One more than the buckets: InjectionFeatures.NO_STEM, whose weight stays zero.
+    float[] w = new float[InjectionFeatures.BUCKETS + 1];
     float bias = Float.NaN;
     double block = Double.NaN;
     double flag = Double.NaN;
@@ -235,7 +236,11 @@ public final class PromptInjectionClassifier implements Detector {
         case "flag" -> flag = Double.parseDouble(value);
         default -> {
           if (Character.isDigit(key.charAt(0))) {
-            w[Integer.parseInt(key)] = Float.parseFloat(value);
+            int bucket = Integer.parseInt(key);
+            if (bucket >= InjectionFeatures.BUCKETS) {
+              throw new IllegalStateException("bucket out of range: " + line);
+            }
+            w[bucket] = Float.parseFloat(value);
           }
         }
       }

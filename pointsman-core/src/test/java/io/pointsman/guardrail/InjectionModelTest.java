@@ -180,6 +180,6 @@ class InjectionModelTest {
   }
 
   /** The one scoring of the third part, rounded down (recall) and up (benign blocked). */
-  static final double THIRD_RECALL_FLOOR = 0.65;
-  static final double THIRD_BENIGN_CEILING = 0.03;
+  static final double THIRD_RECALL_FLOOR = 0.57;
+  static final double THIRD_BENIGN_CEILING = 0.0;
 }

@@ -17,7 +17,8 @@ import java.util.Random;
 /**
  * Trains the model of {@link PromptInjectionClassifier} from the training parts of the
  * injection corpus — {@code tuning.tsv}, {@code heldout.tsv} and {@code fresh.tsv}, the three
- * parts written before {@code third.tsv}, which is never trained on — deterministically: the
+ * parts written before {@code third.tsv}, which is never trained on, and {@code
+ * benign-text.tsv} ({@link BenignTextCorpusGenerator}) — deterministically: the
  * same files give the same model file, byte for byte ({@link InjectionModelTest} checks it
  * against the committed resource).
  *
@@ -36,7 +37,8 @@ import java.util.Random;
  *     pointsman-core/src/main/resources/io/pointsman/guardrail/injection-model.txt \
  *     pointsman-core/src/test/resources/guardrail/injection/tuning.tsv \
  *     pointsman-core/src/test/resources/guardrail/injection/heldout.tsv \
- *     pointsman-core/src/test/resources/guardrail/injection/fresh.tsv
+ *     pointsman-core/src/test/resources/guardrail/injection/fresh.tsv \
+ *     pointsman-core/src/test/resources/guardrail/injection/benign-text.tsv
  * </pre>
  */
 public final class InjectionTrainer {
@@ -69,9 +71,12 @@ public final class InjectionTrainer {
   }
 
   /** The parts trained on, in order. */
-  static final List<String> PARTS = List.of("tuning", "heldout", "fresh");
+  static final List<String> PARTS = List.of("tuning", "heldout", "fresh", "benign-text");
 
   private record Example(boolean positive, int[] features) {}
+
+  /** Where the weights array holds the bias: after the buckets and {@code NO_STEM}. */
+  static final int BIAS = InjectionFeatures.BUCKETS + 1;
 
   /** Features per token: unigram, bigram, trigram and stem buckets. */
   static final int PER_TOKEN = 4;
@@ -144,7 +149,7 @@ public final class InjectionTrainer {
         .append("examples ").append(all.size()).append('\n')
         .append("buckets ").append(InjectionFeatures.BUCKETS).append('\n')
         .append("window ").append(PromptInjectionClassifier.WINDOW).append('\n')
-        .append("bias ").append(milli(w[InjectionFeatures.BUCKETS]) / 1000.0).append('\n')
+        .append("bias ").append(milli(w[BIAS]) / 1000.0).append('\n')
         .append("block ").append(String.format(Locale.ROOT, "%.3f", block)).append('\n')
         .append("flag ").append(String.format(Locale.ROOT, "%.3f", flag)).append('\n');
     for (int i = 0; i < InjectionFeatures.BUCKETS; i++) {
@@ -167,12 +172,12 @@ public final class InjectionTrainer {
     return Math.round(t * 1000) / 1000.0;
   }
 
-  /** Fits weights; index {@code BUCKETS} is the bias. */
+  /** Fits weights; index {@link #BIAS} is the bias, {@code NO_STEM} stays zero. */
   private static double[] fit(List<Example> examples) {
-    double[] w = new double[InjectionFeatures.BUCKETS + 1];
+    double[] w = new double[BIAS + 1];
     // The bias is fixed, not learned: a text with no known evidence scores PRIOR, well below
     // the thresholds, so words the corpus never had cannot push a benign text over them.
-    w[InjectionFeatures.BUCKETS] = PRIOR;
+    w[BIAS] = PRIOR;
     long positives = examples.stream().filter(Example::positive).count();
     double posWeight = (double) (examples.size() - positives) / Math.max(1, positives);
     List<Example> order = new ArrayList<>(examples);
@@ -188,7 +193,9 @@ public final class InjectionTrainer {
         int to = (int) b[2];
         for (int k = from * PER_TOKEN; k < to * PER_TOKEN; k++) {
           int f = e.features()[k];
-          w[f] -= rate * (g + L2 * w[f]);
+          if (f != InjectionFeatures.NO_STEM) {
+            w[f] -= rate * (g + L2 * w[f]);
+          }
         }
       }
     }
@@ -200,7 +207,7 @@ public final class InjectionTrainer {
    */
   static double[] best(double[] w, int[] features) {
     int tokens = features.length / PER_TOKEN;
-    double bias = w[InjectionFeatures.BUCKETS];
+    double bias = w[BIAS];
     if (tokens == 0) {
       return new double[] {bias, 0, 0};
     }

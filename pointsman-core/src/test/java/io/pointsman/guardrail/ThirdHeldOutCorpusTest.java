@@ -32,7 +32,7 @@ class ThirdHeldOutCorpusTest {
     }
     Set<String> others = new HashSet<>();
     List<String> otherTexts = new ArrayList<>();
-    for (String part : List.of("tuning", "heldout", "fresh")) {
+    for (String part : List.of("tuning", "heldout", "fresh", "benign-text")) {
       InjectionModelTest.part(part).forEach(s -> {
         others.add(s.text());
         otherTexts.add(s.text().toLowerCase(java.util.Locale.ROOT));
