@@ -29,8 +29,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The committed embedding model is what {@link EmbeddingInjectionTrainer} derives from the
- * tuning part, and its held-out figures — on the fresh held-out part and on the older, looked-at
- * one — are the committed {@code guardrail/embedding-injection-quality.csv}, at or above floors.
+ * tuning part, and its held-out figures — on the third held-out part (never trained on by
+ * either model), on the fresh part and on the older, looked-at one — are the committed {@code
+ * guardrail/embedding-injection-quality.csv}, at or above floors. The default chain's
+ * classifier is trained on the tuning, heldout and fresh parts, so only its third-part rows are
+ * held out.
  */
 class EmbeddingInjectionDetectorTest {
   static final Path QUALITY = Path.of("src/test/resources/guardrail/embedding-injection-quality.csv");
@@ -130,8 +133,8 @@ class EmbeddingInjectionDetectorTest {
   @Test
   void heldOutFiguresAreTheCommittedOnesAndStayAtTheirFloors() throws IOException {
     EmbeddingInjectionDetector d = EmbeddingInjectionDetector.parse(embedder, committedModel());
-    String csv = "part,config,group,texts,blocked,blocked_share\n" + measure("fresh", d)
-        + measure("heldout", d) + measure("tuning", d);
+    String csv = "part,config,group,texts,blocked,blocked_share\n" + measure("third", d)
+        + measure("fresh", d) + measure("heldout", d) + measure("tuning", d);
     if (Boolean.getBoolean("guardrail.writeQuality")) {
       Files.writeString(QUALITY, csv, StandardCharsets.UTF_8);
     }
@@ -149,16 +152,21 @@ class EmbeddingInjectionDetectorTest {
   }
 
   /**
-   * Floors at the figures measured in the one scoring of the fresh part (recall at least, share
-   * of benign texts blocked at most), so that a regression fails the build. They are not the
-   * goal of 0.90 / 0.02, which no configuration meets.
+   * Floors at the figures measured in the one scoring of the third part, and of the fresh part
+   * for the embedding model (recall at least, share of benign texts blocked at most), so that a
+   * regression fails the build. They are not the goal of 0.90 / 0.02, which no configuration
+   * meets.
    */
-  static final Map<String, Double> FLOORS = Map.of(
-      "fresh embedding attack.all", 0.67, "fresh embedding benign.all", 0.078,
-      "fresh default-chain attack.all", 0.35, "fresh default-chain benign.all", 0.009,
-      "fresh default-chain+embedding attack.all", 0.75,
-      "fresh default-chain+embedding benign.all", 0.087,
-      "heldout embedding attack.all", 0.72, "heldout embedding benign.all", 0.153);
+  static final Map<String, Double> FLOORS = Map.ofEntries(
+      Map.entry("third embedding attack.all", 0.66),
+      Map.entry("third embedding benign.all", 0.133),
+      Map.entry("third default-chain attack.all", 0.57),
+      Map.entry("third default-chain benign.all", 0.0),
+      Map.entry("third default-chain+embedding attack.all", 0.79),
+      Map.entry("third default-chain+embedding benign.all", 0.133),
+      Map.entry("fresh embedding attack.all", 0.67), Map.entry("fresh embedding benign.all", 0.078),
+      Map.entry("heldout embedding attack.all", 0.72),
+      Map.entry("heldout embedding benign.all", 0.153));
 
   @Test
   void scanReportsTheBestWindowAndAgreesWithTheScore() {
