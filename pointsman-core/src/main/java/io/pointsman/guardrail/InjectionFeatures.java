@@ -18,8 +18,10 @@ import java.text.Normalizer;
  *
  * <p>Tokens: words (letters and digits of any alphabetic script), each Han, kana, Hangul or Thai
  * character on its own, the structural characters {@code < > / [ ] # |} and line breaks. Each
- * token yields three features: the token, the token with the one before it, and the token with
- * the two before it, hashed into {@link #BUCKETS} buckets.
+ * token yields four features: the token, the token with the one before it, the token with the
+ * two before it, hashed into {@link #BUCKETS} buckets, and for a word longer than {@value #STEM}
+ * characters its first {@value #STEM} (a stem; other tokens give {@link #NO_STEM}, whose weight
+ * is zero).
  *
  * <p>Linear in the text's length: each character is read once, plus once more inside a
  * decoded base64 run. Not thread-safe: one instance per scan.

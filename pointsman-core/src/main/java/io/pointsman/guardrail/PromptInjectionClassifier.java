@@ -10,11 +10,12 @@ import java.util.Objects;
 
 /**
  * A learned prompt-injection detector: logistic regression over hashed word uni-, bi- and
- * trigrams of normalised text (see the normalisation below), scored over sliding windows of
+ * trigrams and word stems (a longer word's first five characters) of normalised text (see the
+ * normalisation below), scored over sliding windows of
  * {@value #WINDOW} tokens so that one injected sentence inside a long document counts as much as
  * a short prompt does. The score is the highest window's log-odds.
  *
- * <p>Two thresholds, both chosen on the tuning part of the committed corpus by the committed
+ * <p>Two thresholds, both chosen on the training parts of the committed corpus by the committed
  * trainer: at or above {@link #blockThreshold()} the detector reports {@value #RULE} (high
  * confidence; the default input chain blocks it); at or above {@link #flagThreshold()} it
  * reports {@value #SUSPECTED} (the default chain flags it to the listener and lets the request
