@@ -29,11 +29,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The committed embedding model is what {@link EmbeddingInjectionTrainer} derives from the
- * tuning part, and its held-out figures — on the third held-out part (never trained on by
- * either model), on the fresh part and on the older, looked-at one — are the committed {@code
- * guardrail/embedding-injection-quality.csv}, at or above floors. The default chain's
- * classifier is trained on the tuning, heldout and fresh parts, so only its third-part rows are
- * held out.
+ * training parts (tuning, heldout, fresh, benign-text), and its figures — held out on the third
+ * part, which neither model was trained on, in-sample on the others — are the committed {@code
+ * guardrail/embedding-injection-quality.csv}, the third part's at or above floors.
  */
 class EmbeddingInjectionDetectorTest {
   static final Path QUALITY = Path.of("src/test/resources/guardrail/embedding-injection-quality.csv");
@@ -57,7 +55,8 @@ class EmbeddingInjectionDetectorTest {
   }
 
   @Test
-  void committedModelIsWhatTheTrainerDerivesFromTheTuningPart() throws IOException {
+  void committedModelIsWhatTheTrainerDerivesFromTheTrainingParts() throws IOException {
+    assertThat(EmbeddingInjectionTrainer.PARTS).doesNotContain("third");
     String derived = EmbeddingInjectionTrainer.train(embeddings);
     if (Boolean.getBoolean("guardrail.writeModel")) {
       Files.writeString(EmbeddingInjectionTrainer.MODEL, derived, StandardCharsets.UTF_8);
@@ -152,21 +151,17 @@ class EmbeddingInjectionDetectorTest {
   }
 
   /**
-   * Floors at the figures measured in the one scoring of the third part, and of the fresh part
-   * for the embedding model (recall at least, share of benign texts blocked at most), so that a
-   * regression fails the build. They are not the goal of 0.90 / 0.02, which no configuration
-   * meets.
+   * Floors at the figures measured in the one scoring of the third part (recall at least, share
+   * of benign texts blocked at most), so that a regression fails the build. They are not the
+   * goal of 0.90 / 0.02, which no configuration meets.
    */
   static final Map<String, Double> FLOORS = Map.ofEntries(
-      Map.entry("third embedding attack.all", 0.66),
-      Map.entry("third embedding benign.all", 0.133),
+      Map.entry("third embedding attack.all", 0.64),
+      Map.entry("third embedding benign.all", 0.018),
       Map.entry("third default-chain attack.all", 0.57),
       Map.entry("third default-chain benign.all", 0.0),
-      Map.entry("third default-chain+embedding attack.all", 0.79),
-      Map.entry("third default-chain+embedding benign.all", 0.133),
-      Map.entry("fresh embedding attack.all", 0.67), Map.entry("fresh embedding benign.all", 0.078),
-      Map.entry("heldout embedding attack.all", 0.72),
-      Map.entry("heldout embedding benign.all", 0.153));
+      Map.entry("third default-chain+embedding attack.all", 0.78),
+      Map.entry("third default-chain+embedding benign.all", 0.018));
 
   @Test
   void scanReportsTheBestWindowAndAgreesWithTheScore() {
