@@ -157,14 +157,13 @@ final class InjectionFeatures {
 
   /** Tokenises a whole text, reporting spans relative to it. */
   void accept(CharSequence text) {
-    char[] chars = Chars.copy(text);
-    process(chars, 0, chars.length, true);
+    process(text, 0, text.length(), true);
   }
 
-  private void process(char[] text, int from, int to, boolean decodeBase64) {
+  private void process(CharSequence text, int from, int to, boolean decodeBase64) {
     int b64Start = -1;
     for (int i = from; i < to; i++) {
-      char raw = text[i];
+      char raw = text.charAt(i);
       if (raw < 0x80) {
         // ASCII, the common case: one table look-up decides, with the same outcome as the
         // general path below.
@@ -292,7 +291,7 @@ final class InjectionFeatures {
    * #appendWord} would one by one, and ends it there when nothing can continue it; returns
    * the index after the run.
    */
-  private int asciiWord(char[] text, int from, int to, char raw, byte kind) {
+  private int asciiWord(CharSequence text, int from, int to, char raw, byte kind) {
     int len = wordLen;
     if (len == 0) {
       wordStart = from;
@@ -329,7 +328,7 @@ final class InjectionFeatures {
       if (j >= to) {
         break;
       }
-      r = text[j];
+      r = text.charAt(j);
       if (r >= 0x80) {
         break;
       }
@@ -342,7 +341,7 @@ final class InjectionFeatures {
     // followed by a separator (not @ or $, which may continue it, nor a non-ASCII letter),
     // with no spelled-out letters pending. It is emitted as endWord would emit it.
     if (wordLen == 0 && len > 1 && spelledLen == 0
-        && (j >= to || text[j] < 0x80 && ASCII_KIND[text[j]] != A_LEET)) {
+        && (j >= to || text.charAt(j) < 0x80 && ASCII_KIND[text.charAt(j)] != A_LEET)) {
       int token = letter && leet ? hu : h;
       if (token == prev1) {
         gap = 0;
@@ -518,13 +517,13 @@ final class InjectionFeatures {
   }
 
   /** Tokenises a base64 run's decoded text too, when it is printable; spans point at the run. */
-  private void base64Run(char[] text, int start, int end) {
+  private void base64Run(CharSequence text, int start, int end) {
     int n = end - start;
     if (n < 20 || decodedAt >= 0) {
       return;
     }
     int padded = n;
-    while (padded > 0 && text[start + padded - 1] == '=') {
+    while (padded > 0 && text.charAt(start + padded - 1) == '=') {
       padded--;
     }
     int len = padded - padded % 4 == padded ? padded : padded - padded % 4;
@@ -537,7 +536,7 @@ final class InjectionFeatures {
     for (int i = 0; i < len; i += 4) {
       int v = 0;
       for (int k = 0; k < 4; k++) {
-        int d = base64Value(text[start + i + k]);
+        int d = base64Value(text.charAt(start + i + k));
         if (d < 0) {
           return;
         }
@@ -560,9 +559,9 @@ final class InjectionFeatures {
     }
     endWord();
     flushSpelled();
-    char[] decoded = new String(out, 0, o, StandardCharsets.UTF_8).toCharArray();
+    String decoded = new String(out, 0, o, StandardCharsets.UTF_8);
     decodedAt = start;
-    process(decoded, 0, decoded.length, false);
+    process(decoded, 0, decoded.length(), false);
     endWord();
     flushSpelled();
     decodedAt = -1;
