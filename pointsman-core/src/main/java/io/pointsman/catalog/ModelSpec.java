@@ -25,6 +25,11 @@ public record ModelSpec(
   public static final String TOOLS = "tools";
   /** Capability: streaming. */
   public static final String STREAMING = "streaming";
+  /**
+   * Serves embeddings ({@link io.pointsman.Gateway#embed}); a model without it is refused by
+   * {@code embed} with rule {@code capability:embeddings}.
+   */
+  public static final String EMBEDDINGS = "embeddings";
   /** Capability: image input. */
   public static final String VISION = "vision";
   /**
