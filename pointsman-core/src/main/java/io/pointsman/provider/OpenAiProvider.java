@@ -196,7 +196,22 @@ public final class OpenAiProvider implements Provider {
       throw ProviderErrors.undecodable(transport.name(), "the response is not an embeddings"
           + " list: " + e.getMessage(), e);
     }
+    int expected = countInputs(request);
+    if (expected >= 0 && decoded.data().size() != expected) {
+      // A list that does not answer every input is no answer; the work may have been billed.
+      throw ProviderErrors.undecodable(transport.name(), "the response holds "
+          + decoded.data().size() + " embeddings for " + expected + " inputs", null);
+    }
     return EmbeddingReply.of(decoded);
+  }
+
+  /** The number of inputs, or -1 for a request the gateway did not validate. */
+  private static int countInputs(EmbeddingRequest request) {
+    try {
+      return request.inputs().size();
+    } catch (RuntimeException e) {
+      return -1;
+    }
   }
 
   @Override

@@ -179,6 +179,13 @@ class EmbeddingsOverHttpTest {
         EmbeddingRequest.builder().model("m").input("x").build())));
     assertThat(bad.billing()).isEqualTo(Billing.UNKNOWN);
     assertThat(ProviderErrorKind.of(bad)).isEqualTo(ProviderErrorKind.UNDECODABLE_RESPONSE);
+
+    // A list that does not answer every input is no answer either.
+    server.enqueue(FixtureResponse.json(200, BODY));
+    ProviderException partial = Fixtures.failureOf(() -> provider().embed(call(
+        EmbeddingRequest.builder().model("m").input("x", "y", "z").build())));
+    assertThat(partial.billing()).isEqualTo(Billing.UNKNOWN);
+    assertThat(partial.getMessage()).contains("2 embeddings for 3 inputs");
   }
 
   @Test
