@@ -246,6 +246,13 @@ class EmbeddingGatewayTest {
       assertThat(e.stage()).isEqualTo(Stages.MODEL_RESOLVE);
       assertThat(rig.accounting().records().get(0).rule()).isEqualTo("capability:embeddings");
       assertThat(rig.fixture.sends()).isZero();
+      // And the other way: an embedding model answers no chat completion.
+      PointsmanException chat = refusal(() -> gateway.chat(ChatRequest.builder()
+          .model("embed-test").addMessage(Message.user("hi")).build(),
+          CallOptions.of(TestRig.KEY)));
+      assertThat(chat.status()).isEqualTo(Status.BAD_REQUEST);
+      assertThat(chat.rule()).isEqualTo("capability:chat");
+      assertThat(rig.fixture.sends()).isZero();
       PointsmanException unknown = refusal(() -> gateway.embed(
           EmbeddingRequest.builder().model("nope").input("x").build(),
           CallOptions.of(TestRig.KEY)));

@@ -211,6 +211,13 @@ public final class ModelCatalog implements ModelResolver {
   }
 
   private static void checkCapabilities(ModelSpec spec, ChatRequest request) {
+    if (spec.supports(ModelSpec.EMBEDDINGS)) {
+      // An embedding model answers no chat completion: refused here rather than by the
+      // provider after a send.
+      throw PointsmanException.denied(Status.BAD_REQUEST, Stages.MODEL_RESOLVE,
+          "capability:chat", spec.name() + " is an embedding model: it serves embeddings"
+              + " only");
+    }
     if (request.tools() != null && !request.tools().isEmpty() && !spec.supports(ModelSpec.TOOLS)) {
       throw capability(spec, ModelSpec.TOOLS);
     }

@@ -133,7 +133,7 @@ public record ErrorAnswer(int status, String type, String code, String param, St
             case "capability:tools" -> "tools";
             case "capability:streaming" -> "stream";
             case "capability:json_schema" -> "response_format";
-            case "capability:embeddings" -> "model";
+            case "capability:embeddings", "capability:chat" -> "model";
             default -> "messages";
           };
         } else if (Stages.GUARDRAIL_INPUT.equals(stage)) {
