@@ -29,7 +29,10 @@ final class Call implements Exchange {
   final StreamObserver observer;
   final long[] nanos = new long[Stages.ORDER.size() + 1];
 
+  /** The chat request; {@code null} for an embeddings call. */
   ChatRequest request;
+  /** The embeddings request; {@code null} for a chat call. */
+  final io.pointsman.model.EmbeddingRequest embedding;
   Identity identity;
   Set<String> tags = Set.of();
   ResolvedModel model;
@@ -51,6 +54,8 @@ final class Call implements Exchange {
   int dispatched;
   int unknownAttempts;
   ProviderReply providerReply;
+  /** The answer of an embeddings call's provider, once it answered. */
+  io.pointsman.spi.EmbeddingReply embeddingReply;
   /**
    * Answers the provider gave (and billed) on earlier attempts that a stage then failed with a
    * retryable error; charged with the call. Null until there is one.
@@ -69,11 +74,13 @@ final class Call implements Exchange {
   java.util.concurrent.atomic.AtomicLong listenerFailures;
 
   Call(String requestId, String eventId, CallOptions options, ChatRequest request,
-      Instant startedAt, long startNanos, StreamObserver observer) {
+      io.pointsman.model.EmbeddingRequest embedding, Instant startedAt, long startNanos,
+      StreamObserver observer) {
     this.requestId = requestId;
     this.eventId = eventId;
     this.options = options;
     this.request = request;
+    this.embedding = embedding;
     this.startedAt = startedAt;
     this.startNanos = startNanos;
     this.hasDeadline = options.timeout() != null;
@@ -101,6 +108,11 @@ final class Call implements Exchange {
    */
   long nanosLeft(long nowNanos) {
     return deadlineNanos - nowNanos;
+  }
+
+  /** The provider's answer of either call type, or {@code null} while there is none. */
+  Object answer() {
+    return providerReply != null ? providerReply : embeddingReply;
   }
 
   /** An answer a provider gave on one attempt, and the deployment that gave it. */
@@ -163,6 +175,9 @@ final class Call implements Exchange {
   @Override
   public void request(ChatRequest replacement) {
     Objects.requireNonNull(replacement, "request");
+    if (embedding != null) {
+      throw new IllegalStateException("an embeddings call has no chat request to replace");
+    }
     if (providerPhase) {
       throw new IllegalStateException("the request cannot be replaced once the provider phase"
           + " began");

@@ -1,6 +1,7 @@
 package io.pointsman;
 
 import io.pointsman.model.ChatRequest;
+import io.pointsman.model.EmbeddingRequest;
 import io.pointsman.model.ChatResponse;
 import io.pointsman.spi.Deployment;
 import io.pointsman.spi.Identity;
@@ -116,23 +117,51 @@ public interface CallListener {
   default void callEnd(CallEnd end) {}
 
   /**
-   * How a call started, given to the {@link Factory}. Immutable.
+   * How a call started, given to the {@link Factory}. Immutable. A chat call carries its
+   * {@code request}; an embeddings call ({@link Gateway#embed}) carries {@code embedding} and
+   * a {@code null} request.
    *
    * @param requestId the request id
    * @param eventId the call's event id (the ledger's key)
-   * @param request the request as the caller sent it
+   * @param request the chat request as the caller sent it, or {@code null} for embeddings
    * @param streaming whether the call streams
    * @param startedAt when it started
+   * @param embedding the embeddings request as the caller sent it, or {@code null} for chat
    */
   record CallStart(String requestId, String eventId, ChatRequest request, boolean streaming,
-      Instant startedAt) {}
+      Instant startedAt, EmbeddingRequest embedding) {
+
+    /**
+     * How a chat call started.
+     *
+     * @param requestId the request id
+     * @param eventId the call's event id (the ledger's key)
+     * @param request the request as the caller sent it
+     * @param streaming whether the call streams
+     * @param startedAt when it started
+     */
+    public CallStart(String requestId, String eventId, ChatRequest request, boolean streaming,
+        Instant startedAt) {
+      this(requestId, eventId, request, streaming, startedAt, null);
+    }
+
+    /**
+     * Returns the model the caller asked for, of either call type.
+     *
+     * @return the requested model name, or {@code null} when the request names none
+     */
+    public String requestedModel() {
+      return request != null ? request.model() : embedding != null ? embedding.model() : null;
+    }
+  }
 
   /**
    * How a call ended. Immutable.
    *
    * @param record the call's usage record: usage, cost, outcome, HTTP status, deciding stage
    *     and rule, cache outcome, duration
-   * @param response the response returned, or {@code null} when the call failed
+   * @param response the response returned, or {@code null} when the call failed or was an
+   *     embeddings call (whose record says what it did)
    * @param error the failure thrown to the caller, or {@code null} on success
    * @param firstChunkNanos the time to the first streamed chunk, or -1
    */

@@ -1,6 +1,7 @@
 package io.pointsman;
 
 import io.pointsman.accounting.InMemoryAccounting;
+import io.pointsman.cache.InMemoryEmbeddingCache;
 import io.pointsman.cache.InMemoryExactCache;
 import io.pointsman.catalog.ModelCatalog;
 import io.pointsman.catalog.ModelSpec;
@@ -12,6 +13,8 @@ import io.pointsman.guardrail.MessageBoundsGuardrail;
 import io.pointsman.guardrail.OutputGuardrailChain;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.ChatResponse;
+import io.pointsman.model.EmbeddingRequest;
+import io.pointsman.model.EmbeddingResponse;
 import io.pointsman.model.Usage;
 import io.pointsman.route.SingleDeploymentRouter;
 import io.pointsman.spi.Accounting;
@@ -21,6 +24,11 @@ import io.pointsman.spi.CacheLookup;
 import io.pointsman.spi.CacheQuery;
 import io.pointsman.spi.Deployment;
 import io.pointsman.spi.DispatchIntent;
+import io.pointsman.spi.EmbeddingCache;
+import io.pointsman.spi.EmbeddingCacheLookup;
+import io.pointsman.spi.EmbeddingCacheQuery;
+import io.pointsman.spi.EmbeddingCall;
+import io.pointsman.spi.EmbeddingReply;
 import io.pointsman.spi.InputGuardrail;
 import io.pointsman.spi.InsertionPoint;
 import io.pointsman.spi.Limiter;
@@ -31,6 +39,7 @@ import io.pointsman.spi.ProviderCall;
 import io.pointsman.spi.ProviderException;
 import io.pointsman.spi.ProviderReply;
 import io.pointsman.spi.Reply;
+import io.pointsman.spi.ResolvedModel;
 import io.pointsman.spi.ResponseCache;
 import io.pointsman.spi.RetryPolicy;
 import io.pointsman.spi.RouteContext;
@@ -99,6 +108,7 @@ public final class Gateway implements AutoCloseable {
   private final InputGuardrail inputGuardrail;
   private final OutputGuardrail outputGuardrail;
   private final ResponseCache cache;
+  private final EmbeddingCache embeddingCache;
   private final Router router;
   private final Map<String, Provider> providers;
   private final Accounting accounting;
@@ -107,6 +117,7 @@ public final class Gateway implements AutoCloseable {
   private final Executor executor;
   private final RetryPolicy retryPolicy;
   private final StageTimers timers = new StageTimers();
+  private final StageTimers embeddingTimers = new StageTimers();
   /** What {@link #close()} closes, in order: whatever was handed to the builder. */
   private final List<Object> owned;
   private final AtomicLong authFailures = new AtomicLong();
@@ -136,6 +147,8 @@ public final class Gateway implements AutoCloseable {
     this.inputGuardrail = GuardrailDefaults.input(b.inputGuardrail, b.guardrailListener);
     this.outputGuardrail = GuardrailDefaults.output(b.outputGuardrail, b.guardrailListener);
     this.cache = b.cache == null ? InMemoryExactCache.ofDefaults(clock) : b.cache;
+    this.embeddingCache = b.embeddingCache == null ? InMemoryEmbeddingCache.ofDefaults(clock)
+        : b.embeddingCache;
     this.router = b.router == null ? new SingleDeploymentRouter(b.deployments) : b.router;
     this.providers = Map.copyOf(b.providers);
     this.accounting = durability != null ? durability.accounting()
@@ -178,6 +191,7 @@ public final class Gateway implements AutoCloseable {
   public Builder toBuilder() {
     Builder b = config.copy();
     b.cache = cache;
+    b.embeddingCache = embeddingCache;
     b.accounting = accounting;
     if (durability != null) {
       // The derived gateway shares the open journal and the gated counters; it does not open
@@ -191,12 +205,32 @@ public final class Gateway implements AutoCloseable {
   }
 
   /**
-   * Returns the gateway-wide stage timers.
+   * Returns the gateway-wide stage timers of chat calls ({@link #chat}, {@link #chatAsync},
+   * {@link #stream}).
    *
    * @return the timers
    */
   public StageTimers timers() {
     return timers;
+  }
+
+  /**
+   * Returns the gateway-wide stage timers of embeddings calls ({@link #embed}), kept apart from
+   * the chat timers: an embeddings call's stages take other times, and it runs no guardrail.
+   *
+   * @return the timers
+   */
+  public StageTimers embeddingTimers() {
+    return embeddingTimers;
+  }
+
+  /**
+   * Returns the embeddings cache.
+   *
+   * @return the cache
+   */
+  public EmbeddingCache embeddingCache() {
+    return embeddingCache;
   }
 
   /**
@@ -337,6 +371,43 @@ public final class Gateway implements AutoCloseable {
   }
 
   /**
+   * Runs one embeddings call and waits for its response. It goes through the chat call's
+   * stages where they apply: authentication (no usage record when it fails), the request's
+   * validation, model resolution with the key's grants and the
+   * {@link ModelSpec#EMBEDDINGS} capability, the limits and budgets on the inputs' token bound
+   * (no output is held; the worst case is every input token at the dearest input price), the
+   * embeddings cache ({@link Builder#embeddingCache}), the router and retry policy, the
+   * dispatch intent before each send and one usage record per call. The guardrails and custom
+   * stages do not run: they read and rewrite chat messages. Timed in
+   * {@link #embeddingTimers()}.
+   *
+   * @param request the request
+   * @param options the caller's key and per-call options
+   * @return the response and what the gateway did
+   * @throws PointsmanException with the status and deciding stage when the call fails; the
+   *     call's usage record is durable before it is thrown (except for authentication failures)
+   * @throws NullPointerException if an argument is null
+   */
+  public EmbeddingResult embed(EmbeddingRequest request, CallOptions options) {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(options, "options");
+    Call call = begin(options, null, request, null);
+    Ran<EmbeddingResponse> ran = afterAuth(call, c -> {
+      request.validate();
+      resolve(c);
+      reserve(c);
+      return lookupEmbedding(c);
+    });
+    Finished f = finish(call, null, ran.failure());
+    Charge charge = f.charge();
+    return new EmbeddingResult(ran.value(), call.embeddingReply == null ? null
+        : charge.usage(), charge.costMicros(), charge.estimated(), call.cacheStatus,
+        call.answeredBy == null ? null : call.answeredBy.id(), call.dispatched, call.eventId,
+        call.requestId, f.outcome(), new StageTimings(call.nanos),
+        call.reservation == null ? java.util.List.of() : remaining(call));
+  }
+
+  /**
    * Closes what the gateway owns, which is everything handed to its builder that can be
    * closed: first the housekeeping of a durable gateway, then the accounting (the journal
    * drains what it can into the ledger, then closes), the ledger, the limiter (and its counter
@@ -382,24 +453,44 @@ public final class Gateway implements AutoCloseable {
   // The lifecycle
 
   private ChatResult run(ChatRequest request, CallOptions options, StreamObserver observer) {
+    Call call = begin(options, request, null, observer);
+    Ran<Reply> ran = afterAuth(call, c -> {
+      RequestValidator.validate(request, observer != null);
+      return StageChain.run(stages.get(InsertionPoint.AFTER_AUTH), c, this::admit);
+    });
+    Reply reply = ran.value();
+    Finished f = finish(call, reply == null ? null : reply.response(), ran.failure());
+    Charge charge = f.charge();
+    return new ChatResult(reply.response(), call.providerReply == null ? null : charge.usage(),
+        charge.costMicros(), charge.estimated(), call.cacheStatus,
+        call.answeredBy == null ? null : call.answeredBy.id(), call.dispatched, call.eventId,
+        call.requestId, f.outcome(), new StageTimings(call.nanos), call.firstChunkNanos,
+        call.reservation == null ? java.util.List.of() : remaining(call));
+  }
+
+  /**
+   * Starts a call of either type: its ids, its listener, and stage 1. Without an identity
+   * there is nobody to charge, so an authentication failure is counted and thrown but
+   * produces no usage record.
+   */
+  private Call begin(CallOptions options, ChatRequest request, EmbeddingRequest embedding,
+      StreamObserver observer) {
     long start = clock.nanoTime();
     String requestId = options.requestId() != null ? options.requestId()
         : UUID.randomUUID().toString();
-    Call call = new Call(requestId, UUID.randomUUID().toString(), options, request, clock.now(),
-        start, observer);
+    Call call = new Call(requestId, UUID.randomUUID().toString(), options, request, embedding,
+        clock.now(), start, observer);
     if (listenerFactory != CallListener.Factory.NONE) {
       call.listenerFailures = listenerFailures;
       try {
         CallListener l = listenerFactory.create(new CallListener.CallStart(requestId,
-            call.eventId, request, observer != null, call.startedAt));
+            call.eventId, request, observer != null, call.startedAt, embedding));
         call.listener = l == null ? CallListener.NONE : l;
       } catch (RuntimeException e) {
         call.listenerFailed("create", e);
       }
     }
 
-    // Stage 1: without an identity there is nobody to charge, so failures here are counted
-    // but produce no usage record.
     long t = clock.nanoTime();
     try {
       call.identity = Objects.requireNonNull(authenticator.authenticate(options.virtualKey()),
@@ -429,17 +520,23 @@ public final class Gateway implements AutoCloseable {
     Set<String> tags = new LinkedHashSet<>(call.identity.tags());
     tags.addAll(options.tags());
     call.tags = Set.copyOf(tags);
+    return call;
+  }
 
-    Reply reply = null;
-    RuntimeException failure = null;
+  /** What the stages after authentication produced: a value, or the call's failure. */
+  private record Ran<R>(R value, RuntimeException failure) {}
+
+  /**
+   * Runs the stages after authentication. A runtime failure is returned for {@link #finish};
+   * an {@link Error} is accounted at once (an Error after a send is an unknown outcome,
+   * charged at its worst case), then rethrown.
+   */
+  private <R> Ran<R> afterAuth(Call call, java.util.function.Function<Call, R> body) {
     try {
-      RequestValidator.validate(request, observer != null);
-      reply = StageChain.run(stages.get(InsertionPoint.AFTER_AUTH), call, this::admit);
+      return new Ran<>(body.apply(call), null);
     } catch (RuntimeException e) {
-      failure = e;
+      return new Ran<>(null, e);
     } catch (Error e) {
-      // Account even when the JVM is in trouble (an Error after a send is an unknown outcome,
-      // charged at its worst case), then let the error go.
       try {
         finish(call, null, PointsmanException.failure(Status.INTERNAL, "gateway",
             "fatal error: " + e.getClass().getName(), e));
@@ -450,7 +547,10 @@ public final class Gateway implements AutoCloseable {
       }
       throw e;
     }
-    return finish(call, reply, failure);
+  }
+
+  private StageTimers timersOf(Call call) {
+    return call.embedding != null ? embeddingTimers : timers;
   }
 
   /** Tells the listener of a call that failed authentication: it has no usage record. */
@@ -465,36 +565,9 @@ public final class Gateway implements AutoCloseable {
   }
 
   private Reply admit(Call call) {
+    resolve(call);
+    reserve(call);
     long t = clock.nanoTime();
-    try {
-      call.model = Objects.requireNonNull(resolver.resolve(call.identity, call.request),
-          "model resolver returned null");
-    } finally {
-      call.addNanos(Stages.MODEL_RESOLVE, clock.nanoTime() - t);
-    }
-    if (call.listener != CallListener.NONE) {
-      try {
-        call.listener.modelResolved(call.model);
-      } catch (RuntimeException e) {
-        call.listenerFailed("modelResolved", e);
-      }
-    }
-
-    t = clock.nanoTime();
-    try {
-      call.choices = call.request.n() == null ? 1 : call.request.n();
-      call.outputCap = call.model.maxOutputTokens();
-      call.worstCaseMicros = worstCase(call);
-      Admission admission = new Admission(call.eventId, call.identity, call.tags, call.model,
-          call.model.inputTokens(), call.outputCap * call.choices, call.worstCaseMicros,
-          call.startedAt);
-      call.reservation = Objects.requireNonNull(limiter.reserve(admission),
-          "limiter returned null");
-    } finally {
-      call.addNanos(Stages.RATELIMIT_RESERVE, clock.nanoTime() - t);
-    }
-
-    t = clock.nanoTime();
     PointsmanException inputDenial = null;
     try {
       call.request = Objects.requireNonNull(
@@ -507,6 +580,46 @@ public final class Gateway implements AutoCloseable {
       guardrailOutcome(call, Stages.GUARDRAIL_INPUT, inputDenial);
     }
     return StageChain.run(stages.get(InsertionPoint.BEFORE_CACHE), call, this::lookup);
+  }
+
+  /** Stage 2 of either call type: the model, the grants, the capabilities, the bounds. */
+  private void resolve(Call call) {
+    long t = clock.nanoTime();
+    try {
+      ResolvedModel resolved = call.embedding != null
+          ? resolver.resolveEmbedding(call.identity, call.embedding)
+          : resolver.resolve(call.identity, call.request);
+      call.model = Objects.requireNonNull(resolved, "model resolver returned null");
+    } finally {
+      call.addNanos(Stages.MODEL_RESOLVE, clock.nanoTime() - t);
+    }
+    if (call.listener != CallListener.NONE) {
+      try {
+        call.listener.modelResolved(call.model);
+      } catch (RuntimeException e) {
+        call.listenerFailed("modelResolved", e);
+      }
+    }
+  }
+
+  /**
+   * Stage 3 of either call type: the hold of one attempt's worst case against every limit and
+   * budget. An embeddings call holds its inputs' token bound and no output.
+   */
+  private void reserve(Call call) {
+    long t = clock.nanoTime();
+    try {
+      call.choices = call.request == null || call.request.n() == null ? 1 : call.request.n();
+      call.outputCap = call.embedding != null ? 0 : call.model.maxOutputTokens();
+      call.worstCaseMicros = worstCase(call);
+      Admission admission = new Admission(call.eventId, call.identity, call.tags, call.model,
+          call.model.inputTokens(), call.outputCap * call.choices, call.worstCaseMicros,
+          call.startedAt);
+      call.reservation = Objects.requireNonNull(limiter.reserve(admission),
+          "limiter returned null");
+    } finally {
+      call.addNanos(Stages.RATELIMIT_RESERVE, clock.nanoTime() - t);
+    }
   }
 
   private static void guardrailOutcome(Call call, String stage, PointsmanException denial) {
@@ -590,7 +703,65 @@ public final class Gateway implements AutoCloseable {
     return Reply.of(checked);
   }
 
+  /**
+   * Stage 5 of an embeddings call: the embeddings cache, then the provider. A hit is the
+   * answer, at no cost; a fresh answer is stored under the model that gave it.
+   */
+  private EmbeddingResponse lookupEmbedding(Call call) {
+    CacheControl control = call.options.cacheControl();
+    EmbeddingCacheQuery query = null;
+    boolean mayStore = false;
+    if (control == CacheControl.NO_STORE) {
+      call.cacheStatus = CacheStatus.skipped("no-store");
+    } else {
+      query = new EmbeddingCacheQuery(call.identity, call.model, call.embedding, control, null);
+      if (control == CacheControl.NO_CACHE) {
+        call.cacheStatus = CacheStatus.bypass();
+        mayStore = true;
+      } else {
+        long t = clock.nanoTime();
+        try {
+          EmbeddingCacheLookup found = embeddingCache.lookup(query);
+          call.cacheStatus = found.status();
+          if (found.response() != null) {
+            call.servedFromCache = true;
+            cacheOutcome(call);
+            return found.response();
+          }
+          mayStore = found.status().outcome() != CacheOutcome.SKIPPED;
+        } catch (RuntimeException e) {
+          LOG.warn("embeddings cache lookup failed for call {}; treated as a miss",
+              call.requestId, e);
+          call.cacheStatus = CacheStatus.error("cache");
+        } finally {
+          call.addNanos(Stages.CACHE_LOOKUP, clock.nanoTime() - t);
+        }
+      }
+    }
+    cacheOutcome(call);
+    EmbeddingResponse response = provide(call, this::attemptEmbedding);
+    if (mayStore && call.embeddingReply != null) {
+      try {
+        embeddingCache.store(query.answeredBy(call.answeredBy), response);
+      } catch (RuntimeException e) {
+        LOG.warn("embeddings cache store failed for call {}", call.requestId, e);
+      }
+    }
+    return response;
+  }
+
   private Reply provide(Call call) {
+    return provide(call, c -> StageChain.run(stages.get(InsertionPoint.BEFORE_PROVIDER), c,
+        this::attempt));
+  }
+
+  /**
+   * Stages 6 and 7 of either call type: the router picks a deployment for each attempt, the
+   * attempt runs, and a failure the retry policy allows is retried (on the same deployment or
+   * the next one the router picks), with a hold of its own when the failed attempt may have
+   * been billed.
+   */
+  private <R> R provide(Call call, java.util.function.Function<Call, R> attemptFn) {
     call.providerPhase = true;
     Set<String> failed = new LinkedHashSet<>();
     ProviderException last = null;
@@ -611,7 +782,8 @@ public final class Gateway implements AutoCloseable {
       Deployment deployment;
       try {
         deployment = Objects.requireNonNull(router.select(new RouteContext(call.identity,
-            call.model, call.request, attempt, failed)), "router returned null");
+            call.model, call.request, attempt, failed, call.embedding)),
+            "router returned null");
       } finally {
         call.addNanos(Stages.ROUTER_SELECT, clock.nanoTime() - t);
       }
@@ -632,12 +804,11 @@ public final class Gateway implements AutoCloseable {
       call.deployment = deployment;
       call.attempt = attempt;
       int unknownBefore = call.unknownAttempts;
-      ProviderReply answerBefore = call.providerReply;
+      Object answerBefore = call.answer();
       long began = clock.nanoTime();
       boolean reported = false;
       try {
-        Reply reply = StageChain.run(stages.get(InsertionPoint.BEFORE_PROVIDER), call,
-            this::attempt);
+        R reply = attemptFn.apply(call);
         reported = true;
         tellRouter(call, deployment, true, Duration.ofNanos(clock.nanoTime() - began));
         return reply;
@@ -664,7 +835,7 @@ public final class Gateway implements AutoCloseable {
         }
         // A stage that failed the attempt after the provider answered leaves work the provider
         // billed: it is charged with the call, and the retry needs a hold of its own too.
-        boolean answeredThenFailed = call.providerReply != answerBefore;
+        boolean answeredThenFailed = call.answer() != answerBefore;
         if ((call.unknownAttempts > unknownBefore || answeredThenFailed) && !extendHold(call)) {
           // The failed attempt may have been billed up to its worst case, which the hold
           // already covers; a retry needs a worst case of its own, or it does not run.
@@ -768,6 +939,42 @@ public final class Gateway implements AutoCloseable {
   }
 
   private Reply attempt(Call call) {
+    ProviderReply reply = dispatch(call, deployment -> {
+      // Prepared before the intent: a request the hold does not cover is refused unsent.
+      ChatRequest wire = wireRequest(call, deployment);
+      return (provider, deadline) -> {
+        ProviderCall providerCall = new ProviderCall(call.requestId, call.eventId, deployment,
+            wire, call.attempt, deadline);
+        return call.observer == null ? provider.send(providerCall)
+            : provider.stream(providerCall, chunk -> deliver(call, chunk));
+      };
+    }, r -> call.providerReply = r);
+    return Reply.of(reply.response());
+  }
+
+  private EmbeddingResponse attemptEmbedding(Call call) {
+    EmbeddingReply reply = dispatch(call, deployment -> {
+      EmbeddingRequest wire = call.embedding.withModel(deployment.providerModel());
+      return (provider, deadline) -> provider.embed(new EmbeddingCall(call.requestId,
+          call.eventId, deployment, wire, call.attempt, deadline));
+    }, r -> call.embeddingReply = r);
+    return reply.response();
+  }
+
+  /** One send of a prepared attempt: the provider and the deadline it must honour. */
+  @FunctionalInterface
+  private interface Send<T> {
+    T send(Provider provider, Instant deadline);
+  }
+
+  /**
+   * Stage 7 of either call type: prepares the attempt, records its dispatch intent (no
+   * provider is called before it is durable), sends it, and classifies what came back: a
+   * provider failure keeps its billing, anything else thrown after the send (and a null
+   * answer) is an unknown outcome, charged at the attempt's worst case.
+   */
+  private <T> T dispatch(Call call, java.util.function.Function<Deployment, Send<T>> prepare,
+      java.util.function.Consumer<T> onAnswer) {
     Deployment deployment = call.deployment;
     Provider provider = providers.get(deployment.provider());
     if (provider == null) {
@@ -777,7 +984,7 @@ public final class Gateway implements AutoCloseable {
     }
     long t = clock.nanoTime();
     try {
-      ChatRequest wire = wireRequest(call, deployment);
+      Send<T> send = prepare.apply(deployment);
       DispatchIntent intent = DispatchIntent.builder()
           .eventId(call.eventId).requestId(call.requestId).attempt(call.attempt)
           .keyId(call.identity.keyId()).userId(call.identity.userId())
@@ -812,12 +1019,9 @@ public final class Gateway implements AutoCloseable {
         // to the wall clock now, from the time left on the gateway's monotonic clock.
         Instant deadline = call.hasDeadline ? clock.now().plusNanos(Math.max(0,
             call.nanosLeft(clock.nanoTime()))) : null;
-        ProviderCall providerCall = new ProviderCall(call.requestId, call.eventId, deployment,
-            wire, call.attempt, deadline);
-        ProviderReply reply;
+        T reply;
         try {
-          reply = call.observer == null ? provider.send(providerCall)
-              : provider.stream(providerCall, chunk -> deliver(call, chunk));
+          reply = send.send(provider, deadline);
         } catch (ProviderException e) {
           if (e.billing() == ProviderException.Billing.UNKNOWN) {
             call.unknownAttempts++;
@@ -837,10 +1041,10 @@ public final class Gateway implements AutoCloseable {
           throw ProviderException.unknownOutcome("provider '" + deployment.provider()
               + "' returned null", null);
         }
-        call.providerReply = reply;
+        onAnswer.accept(reply);
         call.answeredBy = deployment;
         answered = true;
-        return Reply.of(reply.response());
+        return reply;
       } catch (ProviderException e) {
         attemptFailure = e;
         throw e;
@@ -941,7 +1145,15 @@ public final class Gateway implements AutoCloseable {
   /** What a call is charged: the usage recorded, its cost and whether the cost is estimated. */
   private record Charge(Usage usage, long costMicros, boolean estimated, String priceVersion) {}
 
-  private ChatResult finish(Call call, Reply reply, RuntimeException failure) {
+  /** How a call ended: what it was charged and its outcome. */
+  private record Finished(Charge charge, UsageOutcome outcome) {}
+
+  /**
+   * Stage 9 of either call type: prices the call, records its usage record, ends its
+   * reservation, times it and tells the listener; throws the call's failure once it is
+   * accounted.
+   */
+  private Finished finish(Call call, ChatResponse response, RuntimeException failure) {
     PointsmanException error;
     Charge charge;
     UsageOutcome outcome;
@@ -1040,7 +1252,7 @@ public final class Gateway implements AutoCloseable {
         call.addNanos(Stages.LEDGER_WRITE, clock.nanoTime() - t);
         call.nanos[Stages.ORDER.size()] = clock.nanoTime() - call.startNanos;
         try {
-          timers.record(call.nanos);
+          timersOf(call).record(call.nanos);
         } catch (RuntimeException e) {
           LOG.warn("stage timers failed for call {}", call.requestId, e);
         }
@@ -1049,7 +1261,7 @@ public final class Gateway implements AutoCloseable {
     if (call.listener != CallListener.NONE) {
       try {
         call.listener.callEnd(new CallListener.CallEnd(record,
-            error == null && reply != null ? reply.response() : null, error,
+            error == null ? response : null, error,
             call.firstChunkNanos));
       } catch (RuntimeException e) {
         call.listenerFailed("callEnd", e);
@@ -1065,11 +1277,7 @@ public final class Gateway implements AutoCloseable {
       LOG.debug("call {} failed at {}: {}", call.requestId, error.stage(), error.getMessage());
       throw error;
     }
-    return new ChatResult(reply.response(), call.providerReply == null ? null : charge.usage(),
-        charge.costMicros(), charge.estimated(), call.cacheStatus,
-        call.answeredBy == null ? null : call.answeredBy.id(), call.dispatched, call.eventId,
-        call.requestId, outcome, new StageTimings(call.nanos), call.firstChunkNanos,
-        call.reservation == null ? java.util.List.of() : remaining(call));
+    return new Finished(charge, outcome);
   }
 
   private static long heldMicros(Call call) {
@@ -1095,15 +1303,21 @@ public final class Gateway implements AutoCloseable {
     String version = null;
     if (call.rejectedAnswers != null) {
       for (Call.AnsweredAttempt answered : call.rejectedAnswers) {
-        Charge c = chargeAnswer(call, answered.reply(), answered.deployment());
+        Charge c = chargeAnswer(call, answered.reply().usage(),
+            answered.reply().usageEstimated(), answered.reply().response(),
+            answered.deployment());
         usage = c.usage();
         cost = saturatedAdd(cost, c.costMicros());
         estimated |= c.estimated();
         version = c.priceVersion();
       }
     }
-    if (call.providerReply != null) {
-      Charge c = chargeAnswer(call, call.providerReply, call.answeredBy);
+    if (call.providerReply != null || call.embeddingReply != null) {
+      Charge c = call.providerReply != null
+          ? chargeAnswer(call, call.providerReply.usage(), call.providerReply.usageEstimated(),
+              call.providerReply.response(), call.answeredBy)
+          : chargeAnswer(call, call.embeddingReply.usage(),
+              call.embeddingReply.usageEstimated(), null, call.answeredBy);
       usage = c.usage();
       cost = saturatedAdd(cost, c.costMicros());
       estimated |= c.estimated();
@@ -1120,13 +1334,18 @@ public final class Gateway implements AutoCloseable {
     return new Charge(usage, cost, estimated, version);
   }
 
-  /** Prices one answer a provider gave, at the price of the deployment that gave it. */
-  private Charge chargeAnswer(Call call, ProviderReply pr, Deployment answeredBy) {
-    Usage usage = pr.usage();
-    boolean estimated = pr.usageEstimated();
+  /**
+   * Prices one answer a provider gave, at the price of the deployment that gave it: its
+   * reported usage, or, when it reported none, the full input bound plus the output counted in
+   * the chat response (an embeddings answer has none), estimated.
+   */
+  private Charge chargeAnswer(Call call, Usage reported, boolean reportedEstimated,
+      ChatResponse response, Deployment answeredBy) {
+    Usage usage = reported;
+    boolean estimated = reportedEstimated;
     if (usage == null) {
       // No usage reported (or a cancelled stream): full input plus the counted output.
-      usage = Usage.of(call.model.inputTokens(), countOutput(pr.response()));
+      usage = Usage.of(call.model.inputTokens(), response == null ? 0 : countOutput(response));
       estimated = true;
     }
     Price price = answeredBy != null && answeredBy.priceOverride() != null
@@ -1265,12 +1484,12 @@ public final class Gateway implements AutoCloseable {
       if (call.servedFromCache) {
         return UsageOutcome.CACHE_HIT;
       }
-      if (call.providerReply == null) {
+      if (call.answer() == null) {
         return UsageOutcome.SERVED_BY_STAGE;
       }
       return UsageOutcome.SUCCESS;
     }
-    if (call.providerReply != null) {
+    if (call.answer() != null) {
       return Stages.GUARDRAIL_OUTPUT.equals(error.stage()) ? UsageOutcome.BLOCKED_OUTPUT
           : UsageOutcome.FAILED;
     }
@@ -1333,6 +1552,7 @@ public final class Gateway implements AutoCloseable {
     private OutputGuardrail outputGuardrail;
     private GuardrailListener guardrailListener;
     private ResponseCache cache;
+    private EmbeddingCache embeddingCache;
     private Router router;
     private final Map<String, Provider> providers = new LinkedHashMap<>();
     private final List<Deployment> deployments = new ArrayList<>();
@@ -1360,6 +1580,7 @@ public final class Gateway implements AutoCloseable {
       b.outputGuardrail = outputGuardrail;
       b.guardrailListener = guardrailListener;
       b.cache = cache;
+      b.embeddingCache = embeddingCache;
       b.router = router;
       b.providers.putAll(providers);
       b.deployments.addAll(deployments);
@@ -1385,6 +1606,7 @@ public final class Gateway implements AutoCloseable {
         out.add(c.store());
       }
       out.add(cache);
+      out.add(embeddingCache);
       out.add(inputGuardrail);
       out.add(outputGuardrail);
       out.add(router);
@@ -1531,6 +1753,23 @@ public final class Gateway implements AutoCloseable {
       Objects.requireNonNull(value, "cache");
       once("cache", cache);
       this.cache = value;
+      return this;
+    }
+
+    /**
+     * Sets the cache of embeddings calls ({@link Gateway#embed}), a separate SPI from the chat
+     * response cache (see {@link EmbeddingCache} for why). Default:
+     * {@link InMemoryEmbeddingCache#ofDefaults}.
+     *
+     * @param value the cache ({@link EmbeddingCache#none()} to disable caching embeddings)
+     * @return this builder
+     * @throws NullPointerException if value is null
+     * @throws IllegalStateException if already set
+     */
+    public Builder embeddingCache(EmbeddingCache value) {
+      Objects.requireNonNull(value, "embeddingCache");
+      once("embeddingCache", embeddingCache);
+      this.embeddingCache = value;
       return this;
     }
 

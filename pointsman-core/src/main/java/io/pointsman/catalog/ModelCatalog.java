@@ -5,6 +5,8 @@ import io.pointsman.Stages;
 import io.pointsman.Status;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.Content;
+import io.pointsman.model.EmbeddingInput;
+import io.pointsman.model.EmbeddingRequest;
 import io.pointsman.model.ContentPart;
 import io.pointsman.model.Json;
 import io.pointsman.model.Message;
@@ -14,6 +16,7 @@ import io.pointsman.spi.ResolvedModel;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -103,15 +106,7 @@ public final class ModelCatalog implements ModelResolver {
       throw PointsmanException.denied(Status.NOT_FOUND, Stages.MODEL_RESOLVE, null,
           "unknown model " + Json.quoteForMessage(request.model()));
     }
-    if (!identity.keyGrant().allows(spec.name(), spec.aliases())) {
-      throw forbidden("grant:key", "key " + identity.keyId(), spec);
-    }
-    if (!identity.teamGrant().allows(spec.name(), spec.aliases())) {
-      throw forbidden("grant:team", "team " + identity.teamId(), spec);
-    }
-    if (!identity.orgGrant().allows(spec.name(), spec.aliases())) {
-      throw forbidden("grant:org", "org " + identity.orgId(), spec);
-    }
+    authorize(identity, spec);
     checkCapabilities(spec, request);
 
     Integer requestedCap = request.outputTokenCap();
@@ -145,12 +140,84 @@ public final class ModelCatalog implements ModelResolver {
     return new ResolvedModel(spec, input, exact, maxOut);
   }
 
+  /**
+   * Resolves an embeddings request: the model (404), the key ∩ team ∩ org grants (403), the
+   * {@link ModelSpec#EMBEDDINGS} capability (400, rule {@code capability:embeddings}), and each
+   * input against the context window: a text is bounded by its UTF-8 bytes and counted with
+   * the o200k BPE only when the bound does not fit, token ids are counted as given.
+   *
+   * @param identity the caller
+   * @param request the request, already validated
+   * @return the model, the bound of every input together and an output cap of 0
+   * @throws PointsmanException as described
+   */
+  @Override
+  public ResolvedModel resolveEmbedding(Identity identity, EmbeddingRequest request) {
+    ModelSpec spec = byName.get(request.model());
+    if (spec == null) {
+      throw PointsmanException.denied(Status.NOT_FOUND, Stages.MODEL_RESOLVE, null,
+          "unknown model " + Json.quoteForMessage(request.model()));
+    }
+    authorize(identity, spec);
+    if (!spec.supports(ModelSpec.EMBEDDINGS)) {
+      throw capability(spec, ModelSpec.EMBEDDINGS);
+    }
+    List<EmbeddingInput> inputs = request.inputs();
+    long total = 0;
+    boolean exact = true;
+    for (int i = 0; i < inputs.size(); i++) {
+      EmbeddingInput in = inputs.get(i);
+      long tokens;
+      if (in.tokenized()) {
+        tokens = in.tokens().size();
+      } else {
+        tokens = TokenBounds.utf8Length(in.text());
+        exact = false;
+        if (tokens > spec.contextWindow()) {
+          if (tokens > MAX_BYTES_PER_TOKEN * spec.contextWindow()) {
+            throw PointsmanException.denied(Status.BAD_REQUEST, Stages.MODEL_RESOLVE,
+                "context_window", "context length exceeded: input[" + i + "], bounded at "
+                    + tokens + " tokens by its bytes, cannot fit " + spec.name()
+                    + "'s window of " + spec.contextWindow() + " tokens");
+          }
+          tokens = TokenBounds.count(in.text());
+        }
+      }
+      if (tokens > spec.contextWindow()) {
+        throw PointsmanException.denied(Status.BAD_REQUEST, Stages.MODEL_RESOLVE,
+            "context_window", "context length exceeded: input[" + i + "] has " + tokens
+                + " tokens, " + spec.name() + " takes at most " + spec.contextWindow());
+      }
+      total += tokens;
+    }
+    return new ResolvedModel(spec, total, exact, 0);
+  }
+
+  private static void authorize(Identity identity, ModelSpec spec) {
+    if (!identity.keyGrant().allows(spec.name(), spec.aliases())) {
+      throw forbidden("grant:key", "key " + identity.keyId(), spec);
+    }
+    if (!identity.teamGrant().allows(spec.name(), spec.aliases())) {
+      throw forbidden("grant:team", "team " + identity.teamId(), spec);
+    }
+    if (!identity.orgGrant().allows(spec.name(), spec.aliases())) {
+      throw forbidden("grant:org", "org " + identity.orgId(), spec);
+    }
+  }
+
   private static boolean fits(ModelSpec spec, long input, Integer requestedCap) {
     long out = requestedCap == null ? 1 : requestedCap;
     return input + out <= spec.contextWindow();
   }
 
   private static void checkCapabilities(ModelSpec spec, ChatRequest request) {
+    if (spec.supports(ModelSpec.EMBEDDINGS)) {
+      // An embedding model answers no chat completion: refused here rather than by the
+      // provider after a send.
+      throw PointsmanException.denied(Status.BAD_REQUEST, Stages.MODEL_RESOLVE,
+          "capability:chat", spec.name() + " is an embedding model: it serves embeddings"
+              + " only");
+    }
     if (request.tools() != null && !request.tools().isEmpty() && !spec.supports(ModelSpec.TOOLS)) {
       throw capability(spec, ModelSpec.TOOLS);
     }

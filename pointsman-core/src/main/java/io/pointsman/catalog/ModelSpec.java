@@ -25,6 +25,12 @@ public record ModelSpec(
   public static final String TOOLS = "tools";
   /** Capability: streaming. */
   public static final String STREAMING = "streaming";
+  /**
+   * Serves embeddings ({@link io.pointsman.Gateway#embed}), and only embeddings: a model
+   * without it is refused by {@code embed} with rule {@code capability:embeddings}, a model
+   * with it by {@code chat} and {@code stream} with rule {@code capability:chat}.
+   */
+  public static final String EMBEDDINGS = "embeddings";
   /** Capability: image input. */
   public static final String VISION = "vision";
   /**

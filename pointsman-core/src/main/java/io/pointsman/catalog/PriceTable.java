@@ -183,12 +183,14 @@ public final class PriceTable {
   }
 
   /**
-   * Returns a chat model's spec builder from its row (see {@link PricedModel#toSpec()}).
+   * Returns a chat or embedding model's spec builder from its row (see
+   * {@link PricedModel#toSpec()}).
    *
    * @param name the model's name
    * @return a builder holding the spec
    * @throws IllegalArgumentException if the table has no such model
-   * @throws IllegalStateException if the row is not a chat model or lacks a limit
+   * @throws IllegalStateException if the row is neither a chat nor an embedding model, or
+   *     lacks a limit
    */
   public ModelSpec.Builder spec(String name) {
     PricedModel m = models.get(name);

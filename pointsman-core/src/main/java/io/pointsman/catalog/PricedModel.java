@@ -70,16 +70,34 @@ public record PricedModel(String name, String provider, String mode, Price price
   }
 
   /**
-   * Returns a {@link ModelSpec} for a chat model: this row's price, limits and capabilities.
-   * A spec's context window counts input and output together; the table's input limit is used
-   * as that window, which is the stricter reading.
+   * Returns a {@link ModelSpec} for a chat or embedding model: this row's price, limits and
+   * capabilities. A spec's context window counts input and output together; the table's input
+   * limit is used as that window, which is the stricter reading. An embedding model's spec has
+   * the capability {@link ModelSpec#EMBEDDINGS} only, and an output cap of 1 (the gateway holds
+   * no output for embeddings).
    *
    * @return a builder holding the spec, for aliases or other changes
-   * @throws IllegalStateException if the row is not a chat model or lacks a limit
+   * @throws IllegalStateException if the row is neither a chat nor an embedding model, or
+   *     lacks a limit
    */
   public ModelSpec.Builder toSpec() {
+    if (EMBEDDING.equals(mode)) {
+      if (contextWindow <= 0) {
+        throw new IllegalStateException("model " + name + ": the table gives no input limit;"
+            + " set the context window on the spec");
+      }
+      // An embedding model produces no tokens: the output cap is the smallest a spec allows,
+      // and the gateway holds no output for embeddings calls.
+      ModelSpec.Builder b = ModelSpec.builder(name).contextWindow(contextWindow)
+          .maxOutputTokens(1).capabilities(ModelSpec.EMBEDDINGS);
+      if (price != null) {
+        b.price(price);
+      }
+      return b;
+    }
     if (!CHAT.equals(mode)) {
-      throw new IllegalStateException("model " + name + " is a " + mode + " model, not chat");
+      throw new IllegalStateException("model " + name + " is a " + mode + " model, not chat"
+          + " or embedding");
     }
     if (contextWindow <= 0 || maxOutputTokens <= 0) {
       throw new IllegalStateException("model " + name + ": the table gives no context window"

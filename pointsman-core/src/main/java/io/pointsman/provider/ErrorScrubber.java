@@ -69,6 +69,17 @@ final class ErrorScrubber {
         List.copyOf(texts));
   }
 
+  /**
+   * A scrubber for one call whose prompt is these texts (an embeddings call's inputs).
+   *
+   * @param secret the credential the adapter sent, or null
+   * @param texts the texts the provider may echo
+   */
+  static ErrorScrubber ofTexts(String secret, List<String> texts) {
+    return new ErrorScrubber(secret == null || secret.length() < 4 ? null : secret,
+        List.copyOf(texts));
+  }
+
   /** Scrubs a (short, already cut) provider message. */
   String scrub(String message) {
     if (message == null || message.isEmpty()) {

@@ -5,9 +5,13 @@ import io.pointsman.PointsmanException;
 import io.pointsman.model.ChatChunk;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.ChatResponse;
+import io.pointsman.model.EmbeddingRequest;
+import io.pointsman.model.EmbeddingResponse;
 import io.pointsman.model.Json;
 import io.pointsman.model.StreamOptions;
 import io.pointsman.spi.ChunkSink;
+import io.pointsman.spi.EmbeddingCall;
+import io.pointsman.spi.EmbeddingReply;
 import io.pointsman.spi.Provider;
 import io.pointsman.spi.ProviderCall;
 import io.pointsman.spi.ProviderException;
@@ -18,11 +22,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * A {@link Provider} for the OpenAI Chat Completions API and the servers that speak it: OpenAI,
+ * A {@link Provider} for the OpenAI Chat Completions and Embeddings APIs and the servers that
+ * speak them: OpenAI,
  * Azure OpenAI (deployment paths, {@code api-version}, {@code api-key} header) and self-hosted
  * servers (vLLM, llama.cpp, Ollama and others). Requests and responses are already in the
  * OpenAI shape, so translation is limited to the stream flag and asking for usage in streams
@@ -56,14 +62,17 @@ public final class OpenAiProvider implements Provider {
   private final boolean legacyMaxTokens;
   /** The endpoint of every attempt unless on Azure, parsed once. */
   private final URI chatCompletions;
+  /** The endpoint of every embeddings attempt unless on Azure, parsed once. */
+  private final URI embeddings;
   /** The most content a stream's assembled response may hold, in characters. */
   private final int maxStreamContent;
 
   private OpenAiProvider(Builder b) {
     this.baseUri = b.baseUri;
     String base = b.baseUri.toString();
-    this.chatCompletions = URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1)
-        : base) + "/chat/completions");
+    String trimmed = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
+    this.chatCompletions = URI.create(trimmed + "/chat/completions");
+    this.embeddings = URI.create(trimmed + "/embeddings");
     this.azureApiVersion = b.azureApiVersion;
     this.credential = b.credential;
     this.headers = Map.copyOf(b.headers);
@@ -90,16 +99,29 @@ public final class OpenAiProvider implements Provider {
    * @return the endpoint
    */
   public URI endpoint(String providerModel) {
-    if (azureApiVersion == null) {
-      return chatCompletions;
-    }
+    return azureApiVersion == null ? chatCompletions : azureEndpoint(providerModel,
+        "chat/completions");
+  }
+
+  /**
+   * Returns the URI an embeddings attempt for this provider model is posted to:
+   * {@code {base}/embeddings}, or on Azure the deployment's {@code embeddings} path.
+   *
+   * @param providerModel the deployment's provider model (on Azure, the deployment name)
+   * @return the endpoint
+   */
+  public URI embeddingsEndpoint(String providerModel) {
+    return azureApiVersion == null ? embeddings : azureEndpoint(providerModel, "embeddings");
+  }
+
+  private URI azureEndpoint(String providerModel, String operation) {
     String base = baseUri.toString();
     if (base.endsWith("/")) {
       base = base.substring(0, base.length() - 1);
     }
     return URI.create(base + "/openai/deployments/"
         + URLEncoder.encode(providerModel, StandardCharsets.UTF_8).replace("+", "%20")
-        + "/chat/completions?api-version="
+        + "/" + operation + "?api-version="
         + URLEncoder.encode(azureApiVersion, StandardCharsets.UTF_8));
   }
 
@@ -121,6 +143,75 @@ public final class OpenAiProvider implements Provider {
           + " completion: " + e.getMessage(), e);
     }
     return ProviderReply.of(decoded);
+  }
+
+  /**
+   * Posts an embeddings request to {@code {base}/embeddings} (on Azure, the deployment's
+   * embeddings path) over the same transport as chat: the same timeouts, the same mapping of
+   * error statuses and send failures to {@link ProviderException}, and the same billing
+   * classification. A 2xx body that is not an embeddings list is an unknown outcome.
+   *
+   * @param call the attempt
+   * @return the response and the usage it reports
+   * @throws ProviderException when the attempt failed
+   */
+  @Override
+  public EmbeddingReply embed(EmbeddingCall call) {
+    EmbeddingRequest request = call.request();
+    byte[] body;
+    String key;
+    try {
+      body = Json.mapper().writeValueAsBytes(request);
+      key = credential == null ? null : credential.secret();
+    } catch (com.fasterxml.jackson.core.JsonProcessingException | RuntimeException e) {
+      throw ProviderException.notSent("[" + ProviderException.Kind.NOT_SENT.code() + "] "
+          + transport.name() + ": the request could not be prepared ("
+          + e.getClass().getSimpleName() + ")", e);
+    }
+    HttpRequest.Builder http = HttpRequest.newBuilder(
+        embeddingsEndpoint(call.deployment().providerModel()))
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    authorize(http, key);
+    ProviderTransport.Response response = transport.exchange(http, call.deadline(), false);
+    if (response.status >= 300) {
+      List<String> texts = new java.util.ArrayList<>();
+      try {
+        for (io.pointsman.model.EmbeddingInput in : request.inputs()) {
+          if (in.text() != null) {
+            texts.add(in.text());
+          }
+        }
+      } catch (RuntimeException e) {
+        // The gateway validated the inputs; a request built elsewhere is scrubbed of keys only.
+      }
+      throw ProviderErrors.fromStatus(response.status, response.headers, response.body,
+          transport.clock().now(), ErrorScrubber.ofTexts(key, texts));
+    }
+    EmbeddingResponse decoded;
+    try {
+      decoded = Json.read(response.body, EmbeddingResponse.class);
+    } catch (PointsmanException e) {
+      throw ProviderErrors.undecodable(transport.name(), "the response is not an embeddings"
+          + " list: " + e.getMessage(), e);
+    }
+    int expected = countInputs(request);
+    if (expected >= 0 && decoded.data().size() != expected) {
+      // A list that does not answer every input is no answer; the work may have been billed.
+      throw ProviderErrors.undecodable(transport.name(), "the response holds "
+          + decoded.data().size() + " embeddings for " + expected + " inputs", null);
+    }
+    return EmbeddingReply.of(decoded);
+  }
+
+  /** The number of inputs, or -1 for a request the gateway did not validate. */
+  private static int countInputs(EmbeddingRequest request) {
+    try {
+      return request.inputs().size();
+    } catch (RuntimeException e) {
+      return -1;
+    }
   }
 
   @Override
@@ -248,6 +339,12 @@ public final class OpenAiProvider implements Provider {
         .header("content-type", "application/json")
         .header("accept", request.isStream() ? "text/event-stream" : "application/json")
         .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    authorize(b, key);
+    return b;
+  }
+
+  /** Adds the credential (Azure's {@code api-key}, else a bearer token) and the headers. */
+  private void authorize(HttpRequest.Builder b, String key) {
     if (key != null) {
       if (azureApiVersion != null) {
         b.header("api-key", key);
@@ -256,7 +353,6 @@ public final class OpenAiProvider implements Provider {
       }
     }
     headers.forEach(b::header);
-    return b;
   }
 
   @Override

@@ -59,7 +59,8 @@ public enum ProviderErrorKind {
   /**
    * Returns the kind of a provider failure, read from {@link ProviderException#kind()} (not
    * from its message). An exhausted quota reads as {@link #RATE_LIMITED}, the status OpenAI
-   * sends it with; {@link ProviderException#kind()} tells it apart.
+   * sends it with, and an unsupported call type as {@link #NOT_SENT};
+   * {@link ProviderException#kind()} tells them apart.
    *
    * @param failure the exception
    * @return the kind, or {@code null} when the provider that threw did not say
@@ -73,6 +74,9 @@ public enum ProviderErrorKind {
         return null;
       case QUOTA_EXHAUSTED:
         return RATE_LIMITED;
+      case UNSUPPORTED:
+        // An adapter that does not serve the call type sent nothing.
+        return NOT_SENT;
       default:
         return valueOf(kind.name());
     }

@@ -123,8 +123,16 @@ final class ProviderTransport {
    *     headers, as an interrupted or undecodable outcome after them
    */
   Response exchange(HttpRequest.Builder request, ProviderCall call, boolean stream) {
+    return exchange(request, call.deadline(), stream);
+  }
+
+  /**
+   * As {@link #exchange(HttpRequest.Builder, ProviderCall, boolean)}, for an attempt of any
+   * call type: the call's deadline, or {@code null} when it has none.
+   */
+  Response exchange(HttpRequest.Builder request, Instant callDeadline, boolean stream) {
     long start = System.nanoTime();
-    long deadline = start + Math.min(timeouts.total().toNanos(), remainingNanos(call));
+    long deadline = start + Math.min(timeouts.total().toNanos(), remainingNanos(callDeadline));
     long firstByte = Math.min(timeouts.firstByte().toNanos(), deadline - start);
     if (firstByte <= 0) {
       throw ProviderException.notSent("[" + ProviderException.Kind.NOT_SENT.code() + "] " + name
@@ -214,8 +222,7 @@ final class ProviderTransport {
     }
   }
 
-  private long remainingNanos(ProviderCall call) {
-    Instant deadline = call.deadline();
+  private long remainingNanos(Instant deadline) {
     if (deadline == null) {
       return Long.MAX_VALUE;
     }

@@ -73,6 +73,18 @@ public record CacheQuery(
    * @return an unambiguous text; equal for two queries only when they share a scope
    */
   public String tenant() {
+    return tenantOf(identity);
+  }
+
+  /**
+   * Returns the tenant part of a cache key for an identity, as {@link #tenant()} describes it;
+   * shared by the embeddings cache ({@link EmbeddingCacheQuery#tenant()}).
+   *
+   * @param identity the caller
+   * @return an unambiguous text; equal for two identities only when they share a scope
+   * @throws NullPointerException if identity is null
+   */
+  public static String tenantOf(Identity identity) {
     String org = identity.orgId();
     String team = identity.teamId();
     StringBuilder sb = new StringBuilder();
@@ -98,6 +110,19 @@ public record CacheQuery(
    * @return the canonical model name
    */
   public String keyModel() {
+    return keyModelOf(model, answeredBy);
+  }
+
+  /**
+   * Returns the canonical name of the model whose answer an entry holds, as
+   * {@link #keyModel()} describes it; shared by the embeddings cache.
+   *
+   * @param model the resolved model
+   * @param answeredBy the deployment that answered, or {@code null} on a lookup
+   * @return the canonical model name
+   * @throws NullPointerException if model is null
+   */
+  public static String keyModelOf(ResolvedModel model, Deployment answeredBy) {
     if (answeredBy == null || answeredBy.servesModel().equals(model.name())
         || model.spec().aliases().contains(answeredBy.servesModel())) {
       return model.name();

@@ -43,4 +43,18 @@ public interface Provider {
             null)), reply.usage(), null));
     return reply;
   }
+
+  /**
+   * Sends an embeddings request and waits for the response. The default refuses: the adapter
+   * does not serve embeddings, nothing was sent and nothing is billed
+   * ({@link ProviderException#unsupported}); the gateway may try another deployment.
+   *
+   * @param call the attempt
+   * @return the response and its usage
+   * @throws ProviderException when the attempt failed, or the adapter serves no embeddings
+   */
+  default EmbeddingReply embed(EmbeddingCall call) {
+    throw ProviderException.unsupported("provider " + getClass().getSimpleName()
+        + " does not serve embeddings; nothing was sent");
+  }
 }

@@ -81,6 +81,11 @@ public final class ProviderException extends PointsmanException {
      * connection closed. Not retryable; the outcome is unknown.
      */
     STREAM_TOO_LARGE,
+    /**
+     * The provider does not serve this call type (a chat-only adapter asked for embeddings).
+     * Nothing was sent; another deployment may serve it.
+     */
+    UNSUPPORTED,
     /** The provider that threw did not say what kind of failure it was. */
     UNKNOWN;
 
@@ -329,6 +334,19 @@ public final class ProviderException extends PointsmanException {
   public static ProviderException unknownOutcome(Kind kind, String message, Throwable cause) {
     return new ProviderException(Status.GATEWAY_TIMEOUT, kind, message, Billing.UNKNOWN, true,
         null, cause);
+  }
+
+  /**
+   * The provider does not serve the call type: nothing was sent. Another deployment may serve
+   * it; this one never will.
+   *
+   * @param message what happened
+   * @return the exception; status 502, kind {@link Kind#UNSUPPORTED}, rule
+   *     {@code provider.unsupported}, not billed, retryable on another deployment only
+   */
+  public static ProviderException unsupported(String message) {
+    return new ProviderException(Status.BAD_GATEWAY, Kind.UNSUPPORTED, "provider.unsupported",
+        message, Billing.NOT_BILLED, true, false, null, null, null);
   }
 
   /**

@@ -106,13 +106,16 @@ class PriceTableTest {
   }
 
   @Test
-  void embeddingRowsArePricedButAreNotChatSpecs() throws IOException {
+  void embeddingRowsArePricedAndBecomeEmbeddingSpecs() throws IOException {
     PricedModel e = sample().model("sample-embedding").orElseThrow();
     assertThat(e.mode()).isEqualTo(PricedModel.EMBEDDING);
     assertThat(e.price().inputPerMillion()).isEqualTo(20_000);
     assertThat(e.price().outputPerMillion()).isZero();
-    assertThatThrownBy(() -> sample().spec("sample-embedding"))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("embedding");
+    ModelSpec spec = sample().spec("sample-embedding").build();
+    assertThat(spec.capabilities()).containsExactly(ModelSpec.EMBEDDINGS);
+    assertThat(spec.supports(ModelSpec.TOOLS)).isFalse();
+    assertThat(spec.price()).isEqualTo(e.price());
+    assertThat(spec.contextWindow()).isEqualTo(e.contextWindow());
     assertThatThrownBy(() -> sample().spec("sample-no-limits"))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("context window");
     assertThatThrownBy(() -> sample().spec("missing"))

@@ -206,6 +206,11 @@ public final class DeploymentRouter implements Router {
     if (spec == null) {
       return false;
     }
+    if (context.isEmbedding()) {
+      // The bound covers every input together, each of which was checked against the
+      // resolved model's window: a fallback must serve embeddings.
+      return spec.supports(ModelSpec.EMBEDDINGS);
+    }
     if (context.model().inputTokens() > spec.contextWindow()) {
       return false;
     }

@@ -7,10 +7,18 @@ import io.pointsman.model.ChatResponse;
 import io.pointsman.model.Choice;
 import io.pointsman.model.ChunkChoice;
 import io.pointsman.model.ChunkDelta;
+import io.pointsman.model.Embedding;
+import io.pointsman.model.EmbeddingInput;
+import io.pointsman.model.EmbeddingRequest;
+import io.pointsman.model.EmbeddingResponse;
+import io.pointsman.model.EmbeddingUsage;
+import io.pointsman.model.EmbeddingVector;
 import io.pointsman.model.Message;
 import io.pointsman.model.Role;
 import io.pointsman.model.Usage;
 import io.pointsman.spi.ChunkSink;
+import io.pointsman.spi.EmbeddingCall;
+import io.pointsman.spi.EmbeddingReply;
 import io.pointsman.spi.Provider;
 import io.pointsman.spi.ProviderCall;
 import io.pointsman.spi.ProviderException;
@@ -48,6 +56,8 @@ public final class FixtureProvider implements Provider {
   private final ConcurrentLinkedQueue<RuntimeException> scriptedFailures =
       new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<ProviderCall> calls = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<EmbeddingCall> embedCalls = new ConcurrentLinkedQueue<>();
+  private final int embeddingDimensions;
   private final AtomicLong sends = new AtomicLong();
 
   private FixtureProvider(Builder b) {
@@ -58,6 +68,7 @@ public final class FixtureProvider implements Provider {
     this.recordCalls = b.recordCalls;
     this.reply = b.reply;
     this.onSend = b.onSend;
+    this.embeddingDimensions = b.embeddingDimensions;
   }
 
   /**
@@ -100,6 +111,87 @@ public final class FixtureProvider implements Provider {
   }
 
   /**
+   * Returns the embeddings attempts received, when the builder enabled recording.
+   *
+   * @return a snapshot copy, in arrival order
+   */
+  public List<EmbeddingCall> embedCalls() {
+    return new ArrayList<>(embedCalls);
+  }
+
+  /**
+   * Returns the input tokens this fixture reports for an embeddings request: a quarter of each
+   * text's UTF-8 bytes, rounded up, and each token array's length.
+   *
+   * @param request the request
+   * @return the input tokens
+   */
+  public static long embeddingTokensFor(EmbeddingRequest request) {
+    long total = 0;
+    for (EmbeddingInput in : request.inputs()) {
+      total += in.tokenized() ? in.tokens().size() : (TokenBounds.utf8Length(in.text()) + 3) / 4;
+    }
+    return total;
+  }
+
+  /**
+   * Returns the vector this fixture answers for one input: a deterministic function of the
+   * input and the dimensions, of unit length.
+   *
+   * @param input the input
+   * @param dimensions the number of dimensions
+   * @return the vector
+   */
+  public static float[] vectorFor(EmbeddingInput input, int dimensions) {
+    long seed = input.tokenized() ? input.tokens().hashCode() : input.text().hashCode();
+    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+    float[] v = new float[dimensions];
+    double norm = 0;
+    for (int i = 0; i < dimensions; i++) {
+      v[i] = (float) (random.nextDouble() * 2 - 1);
+      norm += v[i] * v[i];
+    }
+    float scale = (float) (1 / Math.sqrt(norm));
+    for (int i = 0; i < dimensions; i++) {
+      v[i] *= scale;
+    }
+    return v;
+  }
+
+  /**
+   * Answers an embeddings attempt: one {@link #vectorFor} vector per input, of the request's
+   * dimensions (else the builder's), as floats or base64 as asked, with usage from
+   * {@link #embeddingTokensFor} when usage is reported. Scripted failures, latency and the
+   * deadline apply as for chat.
+   *
+   * @param call the attempt
+   * @return the reply
+   */
+  @Override
+  public EmbeddingReply embed(EmbeddingCall call) {
+    sends.incrementAndGet();
+    if (recordCalls) {
+      embedCalls.add(call);
+    }
+    pause(latency, call.deadline());
+    RuntimeException failure = scriptedFailures.poll();
+    if (failure != null) {
+      throw failure;
+    }
+    EmbeddingRequest request = call.request();
+    int dims = request.dimensions() != null ? request.dimensions() : embeddingDimensions;
+    boolean base64 = EmbeddingRequest.BASE64.equals(request.encodingFormat());
+    List<EmbeddingInput> inputs = request.inputs();
+    List<Embedding> data = new ArrayList<>(inputs.size());
+    for (int i = 0; i < inputs.size(); i++) {
+      EmbeddingVector v = EmbeddingVector.ofFloats(vectorFor(inputs.get(i), dims));
+      data.add(Embedding.of(i, base64 ? v.toBase64() : v));
+    }
+    EmbeddingUsage usage = reportUsage ? EmbeddingUsage.of(embeddingTokensFor(request)) : null;
+    return EmbeddingReply.of(EmbeddingResponse.of(request.model(), data, usage));
+  }
+
+  /**
    * Returns the usage this fixture reports for a request and its reply text.
    *
    * @param request the request
@@ -139,7 +231,7 @@ public final class FixtureProvider implements Provider {
     int pos = 0;
     do {
       if (pos > 0) {
-        pause(chunkInterval, call);
+        pause(chunkInterval, call.deadline());
       }
       int end = Math.min(text.length(), pos + step);
       if (end < text.length() && Character.isHighSurrogate(text.charAt(end - 1))) {
@@ -175,21 +267,21 @@ public final class FixtureProvider implements Provider {
       calls.add(call);
     }
     onSend.accept(call);
-    pause(latency, call);
+    pause(latency, call.deadline());
     RuntimeException failure = scriptedFailures.poll();
     if (failure != null) {
       throw failure;
     }
   }
 
-  private static void pause(Duration amount, ProviderCall call) {
+  private static void pause(Duration amount, Instant deadline) {
     if (amount.isZero()) {
       return;
     }
     long sleepNanos = amount.toNanos();
     boolean pastDeadline = false;
-    if (call.deadline() != null) {
-      long remaining = Duration.between(Instant.now(), call.deadline()).toNanos();
+    if (deadline != null) {
+      long remaining = Duration.between(Instant.now(), deadline).toNanos();
       if (remaining < sleepNanos) {
         sleepNanos = Math.max(0, remaining);
         pastDeadline = true;
@@ -235,6 +327,7 @@ public final class FixtureProvider implements Provider {
     private boolean recordCalls;
     private Function<ChatRequest, String> reply = FixtureProvider::defaultReply;
     private Consumer<ProviderCall> onSend = call -> {};
+    private int embeddingDimensions = 8;
 
     private Builder() {}
 
@@ -318,6 +411,20 @@ public final class FixtureProvider implements Provider {
      */
     public Builder onSend(Consumer<ProviderCall> value) {
       this.onSend = Objects.requireNonNull(value, "onSend");
+      return this;
+    }
+
+    /**
+     * Sets the dimensions of the vectors answered when the request names none. Default 8.
+     *
+     * @param value at least 1
+     * @return this builder
+     */
+    public Builder embeddingDimensions(int value) {
+      if (value < 1) {
+        throw new IllegalArgumentException("embeddingDimensions must be at least 1: " + value);
+      }
+      this.embeddingDimensions = value;
       return this;
     }
 

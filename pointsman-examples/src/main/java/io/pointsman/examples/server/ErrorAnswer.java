@@ -73,8 +73,10 @@ public record ErrorAnswer(int status, String type, String code, String param, St
   private static final Pattern HTTP_STATUS = Pattern.compile("provider answered (\\d{3})");
   private static final Pattern FIELD = Pattern.compile(
       "^(model|messages|temperature|top_p|max_tokens|max_completion_tokens|n|stream|tools"
-      + "|response_format)\\b");
+      + "|response_format|input(?:\\[\\d+\\])*|encoding_format|dimensions)(?![\\w\\[])");
   private static final Pattern MESSAGE_N = Pattern.compile("^message (\\d+)\\b");
+  private static final Pattern EMBEDDING_INPUT = Pattern.compile(
+      "^context length exceeded: (input\\[\\d+\\])");
   private static final Pattern TOOL_N = Pattern.compile("^tool (\\d+)\\b");
 
   /**
@@ -123,13 +125,16 @@ public record ErrorAnswer(int status, String type, String code, String param, St
       case BAD_REQUEST -> {
         if ("context_window".equals(rule)) {
           code = "context_length_exceeded";
-          param = "messages";
+          // An embeddings input names itself: "context length exceeded: input[2] ...".
+          Matcher input = EMBEDDING_INPUT.matcher(e.getMessage());
+          param = input.find() ? input.group(1) : "messages";
         } else if (rule != null && rule.startsWith("capability:")) {
           code = "unsupported_value";
           param = switch (rule) {
             case "capability:tools" -> "tools";
             case "capability:streaming" -> "stream";
             case "capability:json_schema" -> "response_format";
+            case "capability:embeddings", "capability:chat" -> "model";
             default -> "messages";
           };
         } else if (Stages.GUARDRAIL_INPUT.equals(stage)) {

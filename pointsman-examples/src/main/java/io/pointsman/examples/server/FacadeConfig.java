@@ -400,8 +400,9 @@ public record FacadeConfig(
    * @param contextWindow the context window in tokens; 0 for 128,000
    * @param maxOutputTokens the output cap in tokens; 0 for 16,384
    * @param capabilities what the model supports, of {@value #STREAMING}, {@value #TOOLS},
-   *     {@value #JSON_SCHEMA} and {@value #VISION}; null or empty for the first three (a
-   *     request with an {@code image_url} part is refused unless {@value #VISION} is listed)
+   *     {@value #JSON_SCHEMA}, {@value #VISION} and {@value #EMBEDDINGS}; null or empty for the
+   *     first three (a request with an {@code image_url} part is refused unless
+   *     {@value #VISION} is listed; an embeddings request unless {@value #EMBEDDINGS} is)
    * @param imageTokens the most input tokens one image part may cost (what the admission's
    *     bound and the hold count per image); 0 for {@link ModelSpec#DEFAULT_IMAGE_TOKENS}
    */
@@ -417,7 +418,13 @@ public record FacadeConfig(
     public static final String JSON_SCHEMA = "json_schema";
     /** Image input ({@code image_url} content parts). */
     public static final String VISION = ModelSpec.VISION;
-    private static final List<String> KNOWN = List.of(STREAMING, TOOLS, JSON_SCHEMA, VISION);
+    /**
+     * An embedding model, served on {@code POST /v1/embeddings}; its output price and cap are
+     * not used.
+     */
+    public static final String EMBEDDINGS = ModelSpec.EMBEDDINGS;
+    private static final List<String> KNOWN = List.of(STREAMING, TOOLS, JSON_SCHEMA, VISION,
+        EMBEDDINGS);
 
     static final ModelEntry DEFAULT = new ModelEntry("gpt-4o-mini", List.of("mini"), 150_000,
         600_000, 75_000, 128_000, 16_384);
@@ -433,8 +440,9 @@ public record FacadeConfig(
      * @param contextWindow the context window in tokens; 0 for 128,000
      * @param maxOutputTokens the output cap in tokens; 0 for 16,384
      * @param capabilities what the model supports, of {@value #STREAMING}, {@value #TOOLS},
-     *     {@value #JSON_SCHEMA} and {@value #VISION}; null or empty for the first three (a
-     *     request with an {@code image_url} part is refused unless {@value #VISION} is listed)
+     *     {@value #JSON_SCHEMA}, {@value #VISION} and {@value #EMBEDDINGS}; null or empty for
+     *     the first three (a request with an {@code image_url} part is refused unless
+     *     {@value #VISION} is listed; an embeddings request unless {@value #EMBEDDINGS} is)
      * @param imageTokens the most input tokens one image part may cost (what the admission's
      *     bound and the hold count per image); 0 for {@link ModelSpec#DEFAULT_IMAGE_TOKENS}
      * @throws NullPointerException if name is null
@@ -484,8 +492,10 @@ public record FacadeConfig(
      * @return the spec
      */
     public ModelSpec spec() {
+      // An embedding model produces no tokens: its cap is the smallest a spec allows.
+      long cap = capabilities.contains(EMBEDDINGS) ? 1 : maxOutputTokens;
       return ModelSpec.builder(name).aliases(aliases.toArray(String[]::new))
-          .contextWindow(contextWindow).maxOutputTokens(maxOutputTokens)
+          .contextWindow(contextWindow).maxOutputTokens(cap)
           .price(new Price(inputPerMillion, outputPerMillion, cachedInputPerMillion))
           .capabilities(capabilities.toArray(String[]::new)).imageTokens(imageTokens).build();
     }

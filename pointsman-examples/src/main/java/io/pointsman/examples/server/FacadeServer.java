@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pointsman.CacheControl;
 import io.pointsman.CallOptions;
 import io.pointsman.ChatResult;
+import io.pointsman.EmbeddingResult;
 import io.pointsman.PointsmanException;
 import io.pointsman.Status;
 import io.pointsman.StreamControl;
@@ -18,6 +19,7 @@ import io.pointsman.ledger.RedriveReport;
 import io.pointsman.limits.BudgetState;
 import io.pointsman.model.ChatChunk;
 import io.pointsman.model.ChatRequest;
+import io.pointsman.model.EmbeddingRequest;
 import io.pointsman.model.Json;
 import io.pointsman.model.Usage;
 import io.pointsman.catalog.TokenBounds;
@@ -109,6 +111,11 @@ import org.slf4j.LoggerFactory;
  *       {@code x-api-key} or {@code Authorization: Bearer}; errors in Anthropic's shape with a
  *       {@code request-id} header. {@code POST /v1/messages/count_tokens}: the request's input
  *       tokens as the gateway counts them.</li>
+ *   <li>{@code POST /v1/embeddings}: OpenAI's embeddings request, for models declared with the
+ *       {@code embeddings} capability; the same key check, body limits, bulkheads, error
+ *       contract, headers ({@code x-pointsman-cost-micros} and the rest) and disconnect
+ *       handling as chat; a chat model is refused 400 with rule
+ *       {@code capability:embeddings}.</li>
  *   <li>{@code GET /v1/models}: the models a valid key may see; {@code GET /v1/models/<id>}: one
  *       of them (by name or alias), else 404 {@code model_not_found}.</li>
  *   <li>{@code GET /metrics}: Prometheus text: stage timings, requests by route and status,
@@ -348,6 +355,11 @@ public final class FacadeServer implements AutoCloseable {
             chat(ex);
           }
         }
+        case "/v1/embeddings" -> {
+          if (allowed(ex, "embeddings", method, POST)) {
+            embeddings(ex);
+          }
+        }
         case "/v1/models" -> {
           if (allowed(ex, "models", method, GET)) {
             guard(ex, "models", () -> models(ex, null));
@@ -401,16 +413,30 @@ public final class FacadeServer implements AutoCloseable {
    * the call on its deployment's bulkhead.
    */
   private void chat(Exchange ex) {
+    receive(ex, ex.route, this::dispatch);
+  }
+
+  /** What a route does with a body read in full: parse it and hand the call over. */
+  @FunctionalInterface
+  private interface Received {
+    void dispatch(Exchange ex, byte[] body, CallOptions options);
+  }
+
+  /**
+   * Checks the key from the headers, then reads the body without holding a thread, then hands
+   * it to the route: the same for every call type.
+   */
+  private void receive(Exchange ex, String route, Received next) {
     inFlight.incrementAndGet();
     boolean async = false;
     try {
       if (closed) {
-        error(ex, ex.route, Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting down");
+        error(ex, route, Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting down");
         return;
       }
       String key = ex.api == Api.OPENAI ? bearer(ex) : anthropicKey(ex);
       if (key == null) {
-        error(ex, ex.route, Status.UNAUTHORIZED, "invalid_api_key",
+        error(ex, route, Status.UNAUTHORIZED, "invalid_api_key",
             ex.api == Api.OPENAI ? "missing Authorization: Bearer <virtual key>"
                 : "missing x-api-key: <virtual key> (or Authorization: Bearer <virtual key>)");
         return;
@@ -419,7 +445,7 @@ public final class FacadeServer implements AutoCloseable {
       facade.authenticate(key);
       long length = ex.request.getLength();
       if (length > MAX_BODY_BYTES) {
-        tooLarge(ex);
+        tooLarge(ex, route);
         return;
       }
       CallOptions options = options(ex, key);
@@ -427,7 +453,7 @@ public final class FacadeServer implements AutoCloseable {
       ScheduledFuture<?> deadline = timers.schedule(() -> {
         if (decided.compareAndSet(false, true)) {
           ex.response.getHeaders().put(HttpHeader.CONNECTION, "close");
-          finishQuietly(ex, ex.route, Status.UNAVAILABLE, 408, "request_timeout",
+          finishQuietly(ex, route, Status.UNAVAILABLE, 408, "request_timeout",
               "the request body did not arrive within " + limits.bodyTimeout().toSeconds()
                   + " s");
           exchangeEnded();
@@ -444,21 +470,21 @@ public final class FacadeServer implements AutoCloseable {
           Throwable cause = err instanceof CompletionException && err.getCause() != null
               ? err.getCause() : err;
           if (cause instanceof IllegalArgumentException) {
-            tooLargeQuietly(ex);
+            tooLargeQuietly(ex, route);
           } else {
             // The client went away while sending its body: nothing was called.
-            count(ex.route, CLIENT_CLOSED);
+            count(route, CLIENT_CLOSED);
             ex.fail(cause);
           }
           exchangeEnded();
           return;
         }
-        dispatch(ex, body, options);
+        next.dispatch(ex, body, options);
       }));
     } catch (PointsmanException e) {
-      refused(ex, ex.route, e);
+      refused(ex, route, e);
     } catch (IOException | RuntimeException e) {
-      unexpected(ex, ex.route, e);
+      unexpected(ex, route, e);
     } finally {
       if (!async) {
         ex.complete();
@@ -467,17 +493,17 @@ public final class FacadeServer implements AutoCloseable {
     }
   }
 
-  private void tooLarge(Exchange ex) throws IOException {
+  private void tooLarge(Exchange ex, String route) throws IOException {
     ex.response.getHeaders().put(HttpHeader.CONNECTION, "close");
-    json(ex, ex.route, 413, errorBytes(ex, 413, "invalid_request_error",
+    json(ex, route, 413, errorBytes(ex, 413, "invalid_request_error",
         "request_too_large", "the request body exceeds " + MAX_BODY_BYTES + " bytes"));
   }
 
-  private void tooLargeQuietly(Exchange ex) {
+  private void tooLargeQuietly(Exchange ex, String route) {
     try {
-      tooLarge(ex);
+      tooLarge(ex, route);
     } catch (IOException | RuntimeException e) {
-      count(ex.route, CLIENT_CLOSED);
+      count(route, CLIENT_CLOSED);
     } finally {
       ex.complete();
     }
@@ -485,42 +511,67 @@ public final class FacadeServer implements AutoCloseable {
 
   /** Parses the body and hands the call to its deployment's bulkhead (on a server thread). */
   private void dispatch(Exchange ex, byte[] body, CallOptions options) {
-    Semaphore bulkhead = null;
-    boolean handedOver = false;
-    try {
+    onBulkhead(ex, ex.route, () -> {
       if (ex.api == Api.COUNT_TOKENS) {
+        // Counted here, on the server thread: no provider call, no bulkhead.
         countTokens(ex, body, options.virtualKey());
-        return;
+        return null;
       }
       ChatRequest request = ex.api == Api.OPENAI ? Json.readRequest(body)
           : AnthropicMessages.toChatRequest(AnthropicMessages.readRequest(body));
       facade.checkCapabilities(request);
-      String deployment = deploymentOf(request.model());
+      return new Admitted(request.model(), () -> call(ex, request, options));
+    });
+  }
+
+  /** A parsed call: the model whose bulkhead it runs on, and the call. */
+  private record Admitted(String model, Runnable call) {}
+
+  /** Parses a body into a call (or answers it and returns null), or refuses it. */
+  @FunctionalInterface
+  private interface Parse {
+    Admitted parse() throws IOException;
+  }
+
+  /**
+   * Runs a parsed call on its deployment's bulkhead (on a call thread), or refuses it at once
+   * when the bulkhead is full: the same for every call type.
+   */
+  private void onBulkhead(Exchange ex, String route, Parse parse) {
+    Semaphore bulkhead = null;
+    boolean handedOver = false;
+    try {
+      Admitted admitted = parse.parse();
+      if (admitted == null) {
+        // The route answered by itself.
+        return;
+      }
+      String deployment = deploymentOf(admitted.model());
       bulkhead = bulkheads.computeIfAbsent(deployment,
           d -> new Semaphore(limits.deploymentConcurrency()));
       if (!bulkhead.tryAcquire()) {
         bulkhead = null;
         ex.response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
-        error(ex, ex.route, Status.UNAVAILABLE, "deployment_busy", "the deployment of "
-            + Json.quoteForMessage(request.model()) + " already has "
+        error(ex, route, Status.UNAVAILABLE, "deployment_busy", "the deployment of "
+            + Json.quoteForMessage(admitted.model()) + " already has "
             + limits.deploymentConcurrency() + " calls in flight; retry shortly");
         return;
       }
       Semaphore held = bulkhead;
       calls.execute(() -> {
         try {
-          call(ex, request, options);
+          admitted.call().run();
         } finally {
           held.release();
         }
       });
       handedOver = true;
     } catch (RejectedExecutionException e) {
-      errorQuietly(ex, ex.route, Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting down");
+      errorQuietly(ex, route, Status.UNAVAILABLE, SHUTTING_DOWN, "the server is shutting down");
     } catch (PointsmanException e) {
-      refused(ex, ex.route, e);
+      refused(ex, route, e);
     } catch (IOException | RuntimeException e) {
-      unexpected(ex, ex.route, e);
+      unexpected(ex, route, e);
     } finally {
       if (!handedOver) {
         if (bulkhead != null) {
@@ -540,56 +591,83 @@ public final class FacadeServer implements AutoCloseable {
 
   /** Runs one call on a call thread, with the client's connection watched. */
   private void call(Exchange ex, ChatRequest request, CallOptions options) {
-    Watch watch = watch(ex);
-    try {
+    watched(ex, ex.route, watch -> {
       if (Boolean.TRUE.equals(request.stream())) {
         stream(ex, request, options, watch);
       } else {
         ChatResult result = facade.gateway().chat(request, options);
-        // Before the answer goes out: once it has, the client may send its next request, whose
-        // first byte the watch must not read.
-        watch.stop();
-        if (watch.gone) {
-          count(ex.route, CLIENT_CLOSED);
-          ex.fail(new IOException("the client closed the connection"));
-          return;
-        }
-        HttpFields.Mutable h = ex.response.getHeaders();
-        resultHeaders(h, result);
-        if (watch.pipelined) {
-          h.put(HttpHeader.CONNECTION, "close");
-        }
-        json(ex, ex.route, 200, ex.api == Api.OPENAI ? Json.writeBytes(result.response())
-            : Json.writeBytes(AnthropicMessages.fromChatResponse(result.response())));
+        answerWatched(ex, ex.route, watch, h -> resultHeaders(h, result),
+            ex.api == Api.OPENAI ? Json.writeBytes(result.response())
+                : Json.writeBytes(AnthropicMessages.fromChatResponse(result.response())));
       }
+    });
+  }
+
+  /** A call that runs with its client's connection watched. */
+  @FunctionalInterface
+  private interface WatchedCall {
+    void run(Watch watch) throws IOException;
+  }
+
+  /**
+   * Runs a call with the client's connection watched, and answers its failure: a refusal in
+   * the OpenAI error shape, a client that left as closed (its call was still accounted), the
+   * same for every call type.
+   */
+  private void watched(Exchange ex, String route, WatchedCall body) {
+    Watch watch = watch(ex);
+    try {
+      body.run(watch);
     } catch (PointsmanException e) {
       watch.stop();
       if (watch.gone) {
-        count(ex.route, CLIENT_CLOSED);
+        count(route, CLIENT_CLOSED);
         ex.fail(e);
       } else {
         if (watch.pipelined) {
           ex.response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
-        refused(ex, ex.route, e);
+        refused(ex, route, e);
       }
     } catch (UncheckedIOException | IOException e) {
       watch.stop();
-      count(ex.route, CLIENT_CLOSED);
+      count(route, CLIENT_CLOSED);
       ex.fail(e);
     } catch (RuntimeException e) {
       watch.stop();
       if (watch.gone) {
-        count(ex.route, CLIENT_CLOSED);
+        count(route, CLIENT_CLOSED);
         ex.fail(e);
       } else {
-        unexpected(ex, ex.route, e);
+        unexpected(ex, route, e);
       }
     } finally {
       watch.end();
       ex.complete();
       exchangeEnded();
     }
+  }
+
+  /**
+   * Writes a whole answer once the call is done, unless the client left while it ran.
+   * The watch stops before the answer goes out: once it has, the client may send its next
+   * request, whose first byte the watch must not read.
+   */
+  private void answerWatched(Exchange ex, String route, Watch watch,
+      java.util.function.Consumer<HttpFields.Mutable> headers, byte[] body)
+      throws IOException {
+    watch.stop();
+    if (watch.gone) {
+      count(route, CLIENT_CLOSED);
+      ex.fail(new IOException("the client closed the connection"));
+      return;
+    }
+    HttpFields.Mutable h = ex.response.getHeaders();
+    headers.accept(h);
+    if (watch.pipelined) {
+      h.put(HttpHeader.CONNECTION, "close");
+    }
+    json(ex, route, 200, body);
   }
 
   private CallOptions options(Exchange ex, String key) {
@@ -856,17 +934,29 @@ public final class FacadeServer implements AutoCloseable {
   }
 
   private static void resultHeaders(HttpFields.Mutable h, ChatResult r) {
-    h.put("x-request-id", r.requestId());
-    h.put("x-pointsman-event-id", r.eventId());
-    h.put("x-pointsman-cache", r.cacheStatus().label());
-    h.put("x-pointsman-cost-micros", Long.toString(r.costMicros()));
-    h.put("x-pointsman-cost-estimated", Boolean.toString(r.costEstimated()));
-    h.put("x-pointsman-attempts", Integer.toString(r.attempts()));
-    if (r.deploymentId() != null) {
-      h.put("x-pointsman-deployment", r.deploymentId());
+    resultHeaders(h, r.requestId(), r.eventId(), r.cacheStatus(), r.costMicros(),
+        r.costEstimated(), r.attempts(), r.deploymentId(), r.remaining());
+  }
+
+  private static void resultHeaders(HttpFields.Mutable h, EmbeddingResult r) {
+    resultHeaders(h, r.requestId(), r.eventId(), r.cacheStatus(), r.costMicros(),
+        r.costEstimated(), r.attempts(), r.deploymentId(), r.remaining());
+  }
+
+  private static void resultHeaders(HttpFields.Mutable h, String requestId, String eventId,
+      io.pointsman.CacheStatus cache, long costMicros, boolean costEstimated, int attempts,
+      String deploymentId, java.util.List<LimitRemaining> remaining) {
+    h.put("x-request-id", requestId);
+    h.put("x-pointsman-event-id", eventId);
+    h.put("x-pointsman-cache", cache.label());
+    h.put("x-pointsman-cost-micros", Long.toString(costMicros));
+    h.put("x-pointsman-cost-estimated", Boolean.toString(costEstimated));
+    h.put("x-pointsman-attempts", Integer.toString(attempts));
+    if (deploymentId != null) {
+      h.put("x-pointsman-deployment", deploymentId);
     }
-    if (r.remaining() != null) {
-      for (LimitRemaining l : r.remaining()) {
+    if (remaining != null) {
+      for (LimitRemaining l : remaining) {
         String name = HEADER_NAME.matcher(l.rule().toLowerCase(Locale.ROOT)).replaceAll("-");
         h.put("x-ratelimit-limit-" + name, Long.toString(l.limit()));
         h.put("x-ratelimit-remaining-" + name, Long.toString(l.remaining()));
@@ -875,6 +965,23 @@ public final class FacadeServer implements AutoCloseable {
         }
       }
     }
+  }
+
+  // ---------------------------------------------------------------- embeddings
+
+  /**
+   * {@code POST /v1/embeddings}: the chat route's key check, body limits, bulkheads, errors
+   * and disconnect handling, with {@link io.pointsman.Gateway#embed} as the call.
+   */
+  private void embeddings(Exchange ex) {
+    receive(ex, "embeddings", (e, body, options) -> onBulkhead(e, "embeddings", () -> {
+      EmbeddingRequest request = Json.read(body, EmbeddingRequest.class);
+      return new Admitted(request.model(), () -> watched(e, "embeddings", watch -> {
+        EmbeddingResult result = facade.gateway().embed(request, options);
+        answerWatched(e, "embeddings", watch, h -> resultHeaders(h, result),
+            Json.writeBytes(result.response()));
+      }));
+    }));
   }
 
   // ---------------------------------------------------------------- client watch

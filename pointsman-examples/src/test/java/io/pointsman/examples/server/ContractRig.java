@@ -24,6 +24,8 @@ import java.util.function.Function;
 final class ContractRig implements AutoCloseable {
   static final String MODEL = "gpt-4o-mini";
   static final String VISION_MODEL = "gpt-4o-vision";
+  /** An embedding model, 0.02 micro-units per input token. */
+  static final String EMBEDDING_MODEL = "text-embedding-3-small";
   static final String UPSTREAM_SECRET = "sk-proj-UpstreamSecretKey0123456789abcdef";
   static final String ANSWER = "A pointsman works the points of a railway.";
 
@@ -46,7 +48,9 @@ final class ContractRig implements AutoCloseable {
         List.of(new FacadeConfig.ModelEntry(MODEL, List.of(), 150_000, 600_000, 75_000, 0, 0),
             new FacadeConfig.ModelEntry(VISION_MODEL, List.of(), 2_500_000, 10_000_000,
                 1_250_000, 0, 0, List.of(FacadeConfig.ModelEntry.STREAMING,
-                    FacadeConfig.ModelEntry.VISION), 1_000)),
+                    FacadeConfig.ModelEntry.VISION), 1_000),
+            new FacadeConfig.ModelEntry(EMBEDDING_MODEL, List.of(), 20_000, 0, 0, 8_191, 0,
+                List.of(FacadeConfig.ModelEntry.EMBEDDINGS), 0)),
         List.of(new FacadeConfig.KeyEntry(key, "key-app", "checkout", "acme"),
             new FacadeConfig.KeyEntry(poorKey, "key-poor", "trial", "acme"),
             new FacadeConfig.KeyEntry(limitedKey, "key-limited", "checkout", "acme",
@@ -96,6 +100,9 @@ final class ContractRig implements AutoCloseable {
   }
 
   static FixtureResponse answer(RecordedRequest r) {
+    if (r.target().endsWith("/embeddings")) {
+      return EmbeddingsUpstream.answer(r);
+    }
     if (r.bodyText().contains("\"stream\":true")) {
       return FixtureResponse.sse(streamFrames(ANSWER, true));
     }

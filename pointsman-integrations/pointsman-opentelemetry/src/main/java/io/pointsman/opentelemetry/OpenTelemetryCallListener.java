@@ -110,6 +110,7 @@ public final class OpenTelemetryCallListener implements CallListener.Factory {
   static final AttributeKey<String> EVENT_ID = AttributeKey.stringKey("pointsman.event_id");
 
   private static final String CHAT = "chat";
+  private static final String EMBEDDINGS = "embeddings";
   private static final List<Double> DURATION_BUCKETS = List.of(0.01, 0.02, 0.04, 0.08, 0.16,
       0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92);
   private static final List<Long> TOKEN_BUCKETS = List.of(1L, 4L, 16L, 64L, 256L, 1024L, 4096L,
@@ -186,6 +187,8 @@ public final class OpenTelemetryCallListener implements CallListener.Factory {
   private final class Listener implements CallListener {
     private final CallListener.CallStart start;
     private final Span span;
+    /** The GenAI operation: {@code chat}, or {@code embeddings} for an embeddings call. */
+    private final String operation;
     private final long startNanos = System.nanoTime();
     private String provider;
     private String resolvedModel;
@@ -194,11 +197,16 @@ public final class OpenTelemetryCallListener implements CallListener.Factory {
     Listener(CallListener.CallStart start) {
       this.start = start;
       ChatRequest r = start.request();
-      String model = r.model() == null ? "unknown" : r.model();
-      this.span = tracer.spanBuilder(CHAT + " " + model).setSpanKind(SpanKind.CLIENT)
-          .setStartTimestamp(start.startedAt()).setAttribute(OPERATION, CHAT)
+      this.operation = r == null ? EMBEDDINGS : CHAT;
+      String model = start.requestedModel() == null ? "unknown" : start.requestedModel();
+      this.span = tracer.spanBuilder(operation + " " + model).setSpanKind(SpanKind.CLIENT)
+          .setStartTimestamp(start.startedAt()).setAttribute(OPERATION, operation)
           .setAttribute(REQUEST_MODEL, model).setAttribute(EVENT_ID, start.eventId())
           .startSpan();
+      if (r == null) {
+        // An embeddings call: no sampling parameters and no messages.
+        return;
+      }
       if (r.temperature() != null) {
         span.setAttribute(TEMPERATURE, r.temperature());
       }
@@ -323,9 +331,9 @@ public final class OpenTelemetryCallListener implements CallListener.Factory {
     }
 
     private Attributes metricAttributes(String responseModel, String errorType) {
-      AttributesBuilder a = Attributes.builder().put(OPERATION, CHAT)
-          .put(REQUEST_MODEL, start.request().model() == null ? "unknown"
-              : start.request().model());
+      AttributesBuilder a = Attributes.builder().put(OPERATION, operation)
+          .put(REQUEST_MODEL, start.requestedModel() == null ? "unknown"
+              : start.requestedModel());
       if (provider != null) {
         a.put(PROVIDER, provider);
       }

@@ -57,10 +57,14 @@ class OpenTelemetryCallListenerTest {
     keys.addKey(POOR, KeySpec.builder("k2").team("poor").build());
     return Gateway.builder().authenticator(keys)
         .models(ModelCatalog.builder().model(ModelSpec.builder("gpt-4o-mini").aliases("mini")
-            .price(Price.of(150_000, 600_000)).build()).build())
+            .price(Price.of(150_000, 600_000)).build())
+            .model(ModelSpec.builder("text-embedding-3-small").contextWindow(8_191)
+                .maxOutputTokens(1).capabilities(ModelSpec.EMBEDDINGS)
+                .price(Price.of(20_000, 0)).build()).build())
         .limiter(InMemoryLimiter.builder().budget(Scope.team("poor"), 1).build())
         .provider("openai", FixtureProvider.builder().streamChunks(4).build())
         .deployment(Deployment.of("oai", "openai", "gpt-4o-mini"))
+        .deployment(Deployment.of("oai-embed", "openai", "text-embedding-3-small"))
         .listener(listener)
         .build();
   }
@@ -84,6 +88,25 @@ class OpenTelemetryCallListenerTest {
     return span.getAttributes().asMap().entrySet().stream()
         .filter(e -> e.getKey().getKey().equals(key)).map(e -> type.cast(e.getValue()))
         .findFirst().orElse(null);
+  }
+
+  @Test
+  void anEmbeddingsCallIsAnEmbeddingsSpanAndMetric() {
+    try (Gateway gateway = gateway()) {
+      gateway.embed(io.pointsman.model.EmbeddingRequest.builder()
+          .model("text-embedding-3-small").input("a", "b").build(), CallOptions.of(KEY));
+      assertThat(gateway.listenerFailures()).isZero();
+    }
+    SpanData span = spans.getFinishedSpanItems().get(0);
+    assertThat(span.getName()).isEqualTo("embeddings text-embedding-3-small");
+    assertThat(attr(span, "gen_ai.operation.name", String.class)).isEqualTo("embeddings");
+    assertThat(attr(span, "gen_ai.request.temperature", Double.class)).isNull();
+    assertThat(attr(span, "gen_ai.usage.input_tokens", Long.class)).isPositive();
+    assertThat(attr(span, "pointsman.outcome", String.class)).isEqualTo("SUCCESS");
+    HistogramPointData point = metric("gen_ai.client.operation.duration").getHistogramData()
+        .getPoints().iterator().next();
+    assertThat(point.getAttributes().get(AttributeKey.stringKey("gen_ai.operation.name")))
+        .isEqualTo("embeddings");
   }
 
   @Test
