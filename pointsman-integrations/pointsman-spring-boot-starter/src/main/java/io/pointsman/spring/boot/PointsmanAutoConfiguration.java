@@ -263,8 +263,20 @@ public class PointsmanAutoConfiguration {
             throw new IllegalArgumentException("pointsman.models." + name + ": set both"
                 + " input-price and output-price, or neither (unpriced: charged the fallback)");
           }
-          s.price(new Price(m.inputPrice(), m.outputPrice(),
-              m.cachedInputPrice() == null ? m.inputPrice() : m.cachedInputPrice()));
+          Price.Builder price = Price.builder().input(m.inputPrice()).output(m.outputPrice());
+          if (m.cachedInputPrice() != null) {
+            price.cachedInput(m.cachedInputPrice());
+          }
+          if (m.cacheWritePrice() != null) {
+            price.cacheWrite(m.cacheWritePrice());
+          }
+          if (m.reasoningPrice() != null) {
+            price.reasoning(m.reasoningPrice());
+          }
+          if (m.priceVersion() != null) {
+            price.version(m.priceVersion());
+          }
+          s.price(price.build());
         }
         if (m.contextWindow() != null) {
           s.contextWindow(m.contextWindow());

@@ -132,6 +132,12 @@ public record PointsmanProperties(
    *     for an unpriced model (charged the fallback price)
    * @param outputPrice micro-units per million output tokens
    * @param cachedInputPrice micro-units per million cached input tokens; unset, the input price
+   * @param cacheWritePrice micro-units per million input tokens written to the provider's prompt
+   *     cache; unset, the input price
+   * @param reasoningPrice micro-units per million reasoning output tokens; unset, the output
+   *     price
+   * @param priceVersion the version every ledger row charged at this price records; unset, the
+   *     price's fingerprint
    * @param contextWindow the context window in tokens; unset, the library's default
    * @param maxOutputTokens the output cap in tokens; unset, the library's default
    * @param capabilities capabilities beyond plain chat ({@code tools}, {@code streaming},
@@ -142,6 +148,9 @@ public record PointsmanProperties(
       Long inputPrice,
       Long outputPrice,
       Long cachedInputPrice,
+      Long cacheWritePrice,
+      Long reasoningPrice,
+      String priceVersion,
       Long contextWindow,
       Long maxOutputTokens,
       List<String> capabilities) {}

@@ -126,6 +126,24 @@ class PointsmanAutoConfigurationTest {
   }
 
   @Test
+  void modelPricesTakeEveryTokenClassAndAVersionFromTheProperties() {
+    runner().withPropertyValues(
+            "pointsman.models.gpt-4o-mini.cached-input-price=75000",
+            "pointsman.models.gpt-4o-mini.cache-write-price=187500",
+            "pointsman.models.gpt-4o-mini.reasoning-price=900000",
+            "pointsman.models.gpt-4o-mini.price-version=contract-2026")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          io.pointsman.catalog.Price price = context.getBean(ModelCatalog.class)
+              .find("gpt-4o-mini").price();
+          assertThat(price).isEqualTo(new io.pointsman.catalog.Price(150_000, 600_000, 75_000,
+              187_500, 900_000, "contract-2026"));
+        });
+    runner().run(context -> assertThat(context.getBean(ModelCatalog.class).find("gpt-4o-mini")
+        .price()).isEqualTo(io.pointsman.catalog.Price.of(150_000, 600_000)));
+  }
+
+  @Test
   void buildsADurableGatewayWhoseCallsReachTheLedgerWhenTheContextCloses() throws Exception {
     long before = ledgerRows("boot-key");
     Gateway[] kept = new Gateway[1];
