@@ -24,22 +24,6 @@ final class Chars {
     return c >= '0' && c <= '9';
   }
 
-  /**
-   * The text's characters in an array of its length: one bulk copy for a string, one read of
-   * each character otherwise.
-   */
-  static char[] copy(CharSequence text) {
-    if (text instanceof String s) {
-      return s.toCharArray();
-    }
-    int n = text.length();
-    char[] a = new char[n];
-    for (int i = 0; i < n; i++) {
-      a[i] = text.charAt(i);
-    }
-    return a;
-  }
-
   /** Character at index, or NUL outside the text, so that boundaries read as non-word. */
   static char at(CharSequence text, int index) {
     return index < 0 || index >= text.length() ? '\0' : text.charAt(index);

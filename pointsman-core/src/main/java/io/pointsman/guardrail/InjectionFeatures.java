@@ -18,10 +18,8 @@ import java.text.Normalizer;
  *
  * <p>Tokens: words (letters and digits of any alphabetic script), each Han, kana, Hangul or Thai
  * character on its own, the structural characters {@code < > / [ ] # |} and line breaks. Each
- * token yields four features: the token, the token with the one before it, the token with the
- * two before it, hashed into {@link #BUCKETS} buckets, and for a word longer than {@value #STEM}
- * characters its first {@value #STEM} (a stem; other tokens give {@link #NO_STEM}, whose weight
- * is zero).
+ * token yields three features: the token, the token with the one before it, and the token with
+ * the two before it, hashed into {@link #BUCKETS} buckets.
  *
  * <p>Linear in the text's length: each character is read once, plus once more inside a
  * decoded base64 run. Not thread-safe: one instance per scan.
@@ -33,16 +31,6 @@ final class InjectionFeatures {
   private static final int MASK = BUCKETS - 1;
   private static final int MAX_WORD = 48;
   private static final int NEWLINE = 0x4e4c;
-  private static final int FNV_OFFSET = 0x811C9DC5;
-  /** Characters of a word's stem feature; words of this length or less have none. */
-  static final int STEM = 5;
-  /**
-   * The stem feature of a token that is no word longer than {@value #STEM} characters: an index
-   * past the hash buckets, whose weight is always zero (a learned weight there would be a
-   * per-token bias, which adds up over a window of short tokens such as code).
-   */
-  static final int NO_STEM = BUCKETS;
-  private static final int FNV_PRIME = 0x01000193;
   private static final char[] FOLD = new char[0x530];
 
   static {
@@ -120,12 +108,10 @@ final class InjectionFeatures {
      * @param unigram the bucket of the token
      * @param bigram the bucket of the token with the one before it
      * @param trigram the bucket of the token with the two before it
-     * @param stem the bucket of a word's first {@value #STEM} characters when it has more, else
-     *     {@link #NO_STEM}
      * @param start where the token starts in the scanned text
      * @param end where it ends
      */
-    void token(int unigram, int bigram, int trigram, int stem, int start, int end);
+    void token(int unigram, int bigram, int trigram, int start, int end);
   }
 
   private final Sink sink;
@@ -135,12 +121,6 @@ final class InjectionFeatures {
   private int wordEnd;
   private boolean wordHasLetter;
   private boolean wordHasLeet;
-  /** FNV-1a of the word's first {@code MAX_WORD} characters as read, and as read un-leeted. */
-  private int wordHash = FNV_OFFSET;
-  private int wordHashUnleet = FNV_OFFSET;
-  /** The same after the word's first {@value #STEM} characters. */
-  private int wordStemHash;
-  private int wordStemHashUnleet;
   private final char[] spelled = new char[MAX_WORD];
   private final int[] spelledStart = new int[MAX_WORD];
   private int spelledLen;
@@ -168,23 +148,12 @@ final class InjectionFeatures {
         // ASCII, the common case: one table look-up decides, with the same outcome as the
         // general path below.
         byte kind = ASCII_KIND[raw];
-        if ((kind == A_LETTER || kind == A_DIGIT) && decodedAt < 0) {
-          // A run of ASCII letters and digits, read in a loop of its own with the word's
-          // state in locals; what ends it goes through the switch below on the next turn.
-          if (decodeBase64 && b64Start < 0) {
-            b64Start = i;
-          }
-          i = asciiWord(text, i, to, raw, kind) - 1;
-          continue;
-        }
         if (decodeBase64) {
           boolean b64 = kind >= A_LETTER && kind <= A_SLASH;
           if (b64 && b64Start < 0) {
             b64Start = i;
           } else if (!b64 && b64Start >= 0) {
-            if (i - b64Start >= 20) {
-              base64Run(text, b64Start, i);
-            }
+            base64Run(text, b64Start, i);
             b64Start = -1;
           }
         }
@@ -193,33 +162,25 @@ final class InjectionFeatures {
           case A_LETTER -> appendWord((char) (raw | 0x20), at, true, false);
           case A_DIGIT -> appendWord(raw, at, false, true);
           case A_SLASH, A_STRUCT -> {
-            if (wordLen != 0) {
-              endWord();
-            }
+            endWord();
             if (!(prev1 == raw && gap == 0 && spelledLen == 0)) {
               emit(raw, at, at + 1);
             }
           }
           case A_NEWLINE -> {
-            if (wordLen != 0) {
-              endWord();
-            }
+            endWord();
             emit(NEWLINE, at, at + 1);
           }
           case A_LEET -> {
             if (wordLen > 0) {
               appendWord(raw, at, false, true);
             } else {
-              if (wordLen != 0) {
-                endWord();
-              }
+              endWord();
               gap++;
             }
           }
           default -> {
-            if (wordLen != 0) {
-              endWord();
-            }
+            endWord();
             gap++;
           }
         }
@@ -230,9 +191,7 @@ final class InjectionFeatures {
         if (b64 && b64Start < 0) {
           b64Start = i;
         } else if (!b64 && b64Start >= 0) {
-          if (i - b64Start >= 20) {
-            base64Run(text, b64Start, i);
-          }
+          base64Run(text, b64Start, i);
           b64Start = -1;
         }
       }
@@ -253,112 +212,26 @@ final class InjectionFeatures {
       } else if ((c == '@' || c == '$') && wordLen > 0) {
         appendWord(c, at, false, true);
       } else if (isIdeographic(c)) {
-        if (wordLen != 0) {
-          endWord();
-        }
+        endWord();
         emit(c, at, at + 1);
       } else if (c == '<' || c == '>' || c == '/' || c == '[' || c == ']' || c == '#'
           || c == '|') {
-        if (wordLen != 0) {
-          endWord();
-        }
+        endWord();
         // A run of one structural character ("[[[[", "####") is one token.
         if (!(prev1 == c && gap == 0 && spelledLen == 0)) {
           emit(c, at, at + 1);
         }
       } else if (c == '\n') {
-        if (wordLen != 0) {
-          endWord();
-        }
+        endWord();
         emit(NEWLINE, at, at + 1);
       } else {
-        if (wordLen != 0) {
-          endWord();
-        }
+        endWord();
         gap++;
       }
     }
     if (decodeBase64 && b64Start >= 0) {
-      if (to - b64Start >= 20) {
-        base64Run(text, b64Start, to);
-      }
+      base64Run(text, b64Start, to);
     }
-  }
-
-  /**
-   * Appends the run of ASCII letters and digits starting at {@code from} (whose first
-   * character, {@code raw} of kind {@code kind}, is one) to the current word, exactly as {@link
-   * #appendWord} would one by one, and ends it there when nothing can continue it; returns
-   * the index after the run.
-   */
-  private int asciiWord(CharSequence text, int from, int to, char raw, byte kind) {
-    int len = wordLen;
-    if (len == 0) {
-      wordStart = from;
-    }
-    int h = wordHash;
-    int hu = wordHashUnleet;
-    int h5 = wordStemHash;
-    int hu5 = wordStemHashUnleet;
-    boolean letter = wordHasLetter;
-    boolean leet = wordHasLeet;
-    final char[] w = word;
-    int j = from;
-    char r = raw;
-    byte k = kind;
-    while (true) {
-      char c;
-      if (k == A_LETTER) {
-        c = (char) (r | 0x20);
-        letter = true;
-      } else {
-        c = r;
-        leet = true;
-      }
-      if (len < MAX_WORD) {
-        w[len++] = c;
-        h = (h ^ c) * FNV_PRIME;
-        hu = (hu ^ UNLEET[c]) * FNV_PRIME;
-        if (len == STEM) {
-          h5 = h;
-          hu5 = hu;
-        }
-      }
-      j++;
-      if (j >= to) {
-        break;
-      }
-      r = text.charAt(j);
-      if (r >= 0x80) {
-        break;
-      }
-      k = ASCII_KIND[r];
-      if (k != A_LETTER && k != A_DIGIT) {
-        break;
-      }
-    }
-    // The common case ends here: a word of two or more characters read whole in this call,
-    // followed by a separator (not @ or $, which may continue it, nor a non-ASCII letter),
-    // with no spelled-out letters pending. It is emitted as endWord would emit it.
-    if (wordLen == 0 && len > 1 && spelledLen == 0
-        && (j >= to || text.charAt(j) < 0x80 && ASCII_KIND[text.charAt(j)] != A_LEET)) {
-      int token = letter && leet ? hu : h;
-      if (token == prev1) {
-        gap = 0;
-      } else {
-        emitRaw(token, len > STEM ? stem(letter && leet ? hu5 : h5) : NO_STEM, from, j);
-      }
-      return j;
-    }
-    wordLen = len;
-    wordEnd = j;
-    wordHash = h;
-    wordHashUnleet = hu;
-    wordStemHash = h5;
-    wordStemHashUnleet = hu5;
-    wordHasLetter = letter;
-    wordHasLeet = leet;
-    return j;
   }
 
   /** Ends the text: flushes the last word. Call once after {@link #accept}. */
@@ -379,12 +252,6 @@ final class InjectionFeatures {
     }
     if (wordLen < MAX_WORD) {
       word[wordLen++] = c;
-      wordHash = (wordHash ^ c) * FNV_PRIME;
-      wordHashUnleet = (wordHashUnleet ^ unleet(c)) * FNV_PRIME;
-      if (wordLen == STEM) {
-        wordStemHash = wordHash;
-        wordStemHashUnleet = wordHashUnleet;
-      }
     }
     wordEnd = at + 1;
     wordHasLetter |= letter;
@@ -397,13 +264,11 @@ final class InjectionFeatures {
     }
     int n = wordLen;
     wordLen = 0;
-    // The word's hash, un-leeted when it mixes letters with digits or @/$ (1gn0r3 is ignore);
-    // only a single letter reads word[] below, and a single character is never un-leeted.
-    int wordToken = wordHasLetter && wordHasLeet ? wordHashUnleet : wordHash;
-    int stem = n > STEM
-        ? stem(wordHasLetter && wordHasLeet ? wordStemHashUnleet : wordStemHash) : NO_STEM;
-    wordHash = FNV_OFFSET;
-    wordHashUnleet = FNV_OFFSET;
+    if (wordHasLetter && wordHasLeet) {
+      for (int i = 0; i < n; i++) {
+        word[i] = unleet(word[i]);
+      }
+    }
     wordHasLetter = false;
     wordHasLeet = false;
     boolean single = n == 1 && word[0] >= 'a' && word[0] <= 'z';
@@ -423,15 +288,14 @@ final class InjectionFeatures {
       gap = 0;
       return;
     }
-    int token = wordToken;
+    int token = hash(word, n);
     // A word repeated back to back ("hello hello hello") is one token: repetition is no
     // evidence, and it would otherwise add up over a window.
     if (token == prev1 && spelledLen == 0) {
       gap = 0;
       return;
     }
-    flushSpelled();
-    emitRaw(token, stem, wordStart, wordEnd);
+    emit(token, wordStart, wordEnd);
   }
 
   private void flushSpelled() {
@@ -441,10 +305,10 @@ final class InjectionFeatures {
     }
     spelledLen = 0;
     if (n >= 3) {
-      emitRaw(hash(spelled, n), NO_STEM, spelledStart[0], spelledEnd);
+      emitRaw(hash(spelled, n), spelledStart[0], spelledEnd);
     } else {
       for (int i = 0; i < n; i++) {
-        emitRaw(hash(spelled, i, 1), NO_STEM, spelledStart[i], spelledStart[i] + 1);
+        emitRaw(hash(spelled, i, 1), spelledStart[i], spelledStart[i] + 1);
       }
     }
   }
@@ -476,28 +340,23 @@ final class InjectionFeatures {
 
   private void emit(int token, int start, int end) {
     flushSpelled();
-    emitRaw(token, NO_STEM, start, end);
+    emitRaw(token, start, end);
   }
 
-  private static int stem(int hash) {
-    return mix(hash * 0x27D4EB2F + 4) & MASK;
-  }
-
-  private void emitRaw(int token, int stem, int start, int end) {
+  private void emitRaw(int token, int start, int end) {
     gap = 0;
     int uni = mix(token * 0x9E3779B1 + 1);
     int bi = mix(prev1 * 0x85EBCA6B + token * 0x9E3779B1 + 2);
     int tri = mix(prev2 * 0xC2B2AE35 + prev1 * 0x85EBCA6B + token * 0x9E3779B1 + 3);
     prev2 = prev1;
     prev1 = token;
-    sink.token(uni & MASK, bi & MASK, tri & MASK, stem, start, end);
+    sink.token(uni & MASK, bi & MASK, tri & MASK, start, end);
   }
 
   private static int hash(char[] chars, int n) {
     return hash(chars, 0, n);
   }
 
-  // FNV-1a; the word hash above is the same, computed as the word is read.
   private static int hash(char[] chars, int from, int n) {
     int h = 0x811C9DC5;
     for (int i = from; i < from + n; i++) {

@@ -29,15 +29,11 @@ import java.util.Objects;
  * underscore on either side).
  *
  * <p>Immutable and thread-safe once built. Scanning is linear in the text's length: each
- * character is read once, and a text of {@value #TWO_LANES_FROM} characters or more is walked
- * in two interleaved lanes (halves), the second starting one longest literal early, so those
- * characters are read twice.
+ * character is read exactly once.
  */
 public final class LiteralMatcher {
   /** The most table cells (states × alphabet) a matcher may hold: 256 MiB of transitions. */
   static final long MAX_CELLS = 64L << 20;
-  /** Texts at least this long (plus twice the longest literal) are walked in two lanes. */
-  static final int TWO_LANES_FROM = 512;
 
   private final String[] literals;
   private final boolean[] exact;
@@ -123,10 +119,6 @@ public final class LiteralMatcher {
     int[] out = new int[capacity];
     Arrays.fill(out, -1);
     int count = 1;
-    // With whitespace collapsing, the states entered on whitespace: on more whitespace they stay
-    // (a self-loop that reports nothing), so the table itself skips a run after its first.
-    int space = collapseWhitespace ? classOf[' '] : 0;
-    boolean[] onSpace = new boolean[capacity];
     for (int id = 0; id < n; id++) {
       String literal = literals[id];
       int s = 0;
@@ -143,11 +135,9 @@ public final class LiteralMatcher {
             table = Arrays.copyOf(table, capacity * alphabet);
             out = Arrays.copyOf(out, capacity);
             Arrays.fill(out, capacity / 2, capacity, -1);
-            onSpace = Arrays.copyOf(onSpace, capacity);
           }
           next = count++;
           table[s * alphabet + k] = next;
-          onSpace[next] = space != 0 && k == space;
         }
         s = next;
       }
@@ -193,12 +183,6 @@ public final class LiteralMatcher {
         int target = table[s * alphabet + k];
         int offset = target * alphabet;
         dense[s * alphabet + k] = (out[target] >= 0 || link[target] >= 0) ? ~offset : offset;
-      }
-      if (onSpace[s]) {
-        // A state entered on whitespace stays on more whitespace, reporting nothing: the
-        // collapsed run is one space. (The root is entered on whitespace only when no literal
-        // starts with it, and then whitespace leaves it at the root anyway.)
-        dense[s * alphabet + space] = s * alphabet;
       }
     }
     this.delta = dense;
@@ -263,29 +247,27 @@ public final class LiteralMatcher {
    */
   public boolean find(CharSequence text, Sink sink) {
     Objects.requireNonNull(sink, "sink");
+    int length = text.length();
     if (literals.length == 0) {
       return true;
     }
-    return find(Chars.copy(text), sink);
-  }
-
-  /**
-   * {@link #find(CharSequence, Sink)} over an array, for a detector that already holds its
-   * text as one (the loops below read an array about twice as fast as a {@code CharSequence}).
-   */
-  boolean find(char[] text, Sink sink) {
-    if (literals.length == 0) {
-      return true;
+    if (collapseWhitespace) {
+      return findCollapsing(text, length, sink);
     }
-    int length = text.length;
-    if (length >= TWO_LANES_FROM + 2 * maxLength) {
-      int half = (length + maxLength) >>> 1;
-      int from = collapseWhitespace ? collapsedLaneStart(text, half) : half - maxLength;
-      if (from >= 0) {
-        return findTwoLanes(text, length, half, from, sink);
+    final int[] d = delta;
+    final char[] cls = classOf;
+    int s = 0;
+    for (int i = 0; i < length; i++) {
+      int t = d[s + cls[text.charAt(i)]];
+      if (t < 0) {
+        t = ~t;
+        if (!report(text, t / alphabet, i + 1, sink)) {
+          return false;
+        }
       }
+      s = t;
     }
-    return findOneLane(text, length, sink);
+    return true;
   }
 
   /**
@@ -299,24 +281,32 @@ public final class LiteralMatcher {
     return !find(text, (literal, start, end) -> false);
   }
 
-  /** {@link #find} in one lane whatever the text's length: the reference the lanes must equal. */
-  boolean findOneLane(CharSequence text, Sink sink) {
-    Objects.requireNonNull(sink, "sink");
-    if (literals.length == 0) {
-      return true;
-    }
-    return findOneLane(Chars.copy(text), text.length(), sink);
-  }
-
-  private boolean findOneLane(char[] text, int length, Sink sink) {
+  private boolean findCollapsing(CharSequence text, int length, Sink sink) {
     final int[] d = delta;
     final char[] cls = classOf;
+    // Start offsets of the last characters fed to the automaton, to recover a match's start
+    // when collapsed whitespace made it longer in the text than the literal is.
+    int ringSize = Integer.highestOneBit(Math.max(1, maxLength) * 2);
+    int[] ring = new int[ringSize];
+    int mask = ringSize - 1;
+    int fed = 0;
+    boolean lastSpace = false;
     int s = 0;
     for (int i = 0; i < length; i++) {
-      int t = d[s + cls[text[i]]];
+      char c = text.charAt(i);
+      // Character.isWhitespace, with ASCII decided inline.
+      boolean space = c < 0x80 ? c == ' ' || c >= 0x09 && c <= 0x0D || c >= 0x1C && c <= 0x1F
+          : Character.isWhitespace(c);
+      if (space && lastSpace) {
+        continue;
+      }
+      lastSpace = space;
+      ring[fed & mask] = i;
+      fed++;
+      int t = d[s + cls[c]];
       if (t < 0) {
         t = ~t;
-        if (!report(text, t / alphabet, i + 1, sink)) {
+        if (!reportCollapsed(text, t / alphabet, i + 1, ring, fed, mask, sink)) {
           return false;
         }
       }
@@ -325,170 +315,30 @@ public final class LiteralMatcher {
     return true;
   }
 
-  /**
-   * Two walks of the automaton in one loop: lane 0 over {@code [0, half)}, lane 1 from {@code
-   * from} to the end, where {@code from} lies far enough before {@code half} for lane 1's state
-   * to be exact there. Each step's table look-up depends on the one before, so a single walk
-   * waits on the memory's latency; two independent walks overlap. Lane 1's matches are held
-   * until lane 0 ended, so that the sink still sees matches in order of their end.
-   */
-  private boolean findTwoLanes(char[] text, int length, int half, int from, Sink sink) {
-    final int[] d = delta;
-    final char[] cls = classOf;
-    int steps = Math.min(half, length - from);
-    int s0 = 0;
-    int s1 = 0;
-    Held held = null;
-    // One induction variable: lane 1 reads text[i + from].
-    int i = 0;
-    for (; i < steps; i++) {
-      int t0 = d[s0 + cls[text[i]]];
-      int t1 = d[s1 + cls[text[i + from]]];
-      if ((t0 | t1) < 0) {
-        if (t0 < 0) {
-          t0 = ~t0;
-          if (!report(text, t0 / alphabet, i + 1, sink)) {
-            return false;
-          }
-        }
-        if (t1 < 0) {
-          t1 = ~t1;
-          if (i + from + 1 > half) {
-            held = hold(text, t1 / alphabet, i + from + 1, held);
-          }
-        }
-      }
-      s0 = t0;
-      s1 = t1;
-    }
-    int j = i + from;
-    for (; i < half; i++) {
-      int t = d[s0 + cls[text[i]]];
-      if (t < 0) {
-        t = ~t;
-        if (!report(text, t / alphabet, i + 1, sink)) {
-          return false;
-        }
-      }
-      s0 = t;
-    }
-    if (held != null && !held.release(sink)) {
-      return false;
-    }
-    for (; j < length; j++) {
-      int t = d[s1 + cls[text[j]]];
-      if (t < 0) {
-        t = ~t;
-        if (j + 1 > half && !report(text, t / alphabet, j + 1, sink)) {
-          return false;
-        }
-      }
-      s1 = t;
-    }
-    return true;
-  }
-
-  /** Matches found ahead of their turn: (literal, start, end) triples. */
-  private static final class Held {
-    int[] items = new int[48];
-    int size;
-
-    void add(int id, int start, int end) {
-      if (size + 3 > items.length) {
-        items = Arrays.copyOf(items, items.length * 2);
-      }
-      items[size++] = id;
-      items[size++] = start;
-      items[size++] = end;
-    }
-
-    boolean release(Sink sink) {
-      for (int k = 0; k < size; k += 3) {
-        if (!sink.onMatch(items[k], items[k + 1], items[k + 2])) {
-          return false;
-        }
-      }
-      return true;
-    }
-  }
-
-  private Held hold(char[] text, int state, int end, Held held) {
-    Held h = held;
+  private boolean reportCollapsed(CharSequence text, int state, int end, int[] ring, int fed,
+      int mask, Sink sink) {
     for (int s = outLiteral[state] >= 0 ? state : outLink[state]; s >= 0; s = outLink[s]) {
       int id = outLiteral[s];
-      int start = start(text, id, end);
-      if (accept(text, id, start, end)) {
-        if (h == null) {
-          h = new Held();
-        }
-        h.add(id, start, end);
-      }
-    }
-    return h;
-  }
-
-  private static boolean isSpace(char c) {
-    // Character.isWhitespace, with ASCII decided inline.
-    return c < 0x80 ? c == ' ' || c >= 0x09 && c <= 0x0D || c >= 0x1C && c <= 0x1F
-        : Character.isWhitespace(c);
-  }
-
-  /** Whether the automaton reads position p: not when whitespace follows whitespace. */
-  private boolean fed(char[] text, int p) {
-    return !collapseWhitespace || p == 0
-        || !(isSpace(text[p]) && isSpace(text[p - 1]));
-  }
-
-  /**
-   * Where a second collapsing lane must start so that it has read {@code maxLength} characters
-   * the automaton takes before {@code half}; -1 when whitespace runs make that too far back.
-   */
-  private int collapsedLaneStart(char[] text, int half) {
-    int fed = 0;
-    int p = half;
-    int limit = Math.max(1, half - 4 * maxLength - 256);
-    while (fed <= maxLength) {
-      p--;
-      if (p < limit) {
-        return -1;
-      }
-      if (fed(text, p)) {
-        fed++;
-      }
-    }
-    return p;
-  }
-
-  /**
-   * Where a match of literal {@code id} ending at {@code end} starts: {@code lengths[id]}
-   * characters back, counting only characters the automaton reads when whitespace collapses.
-   */
-  private int start(char[] text, int id, int end) {
-    if (!collapseWhitespace) {
-      return end - lengths[id];
-    }
-    int p = end;
-    for (int fed = 0; fed < lengths[id]; ) {
-      p--;
-      if (fed(text, p)) {
-        fed++;
-      }
-    }
-    return p;
-  }
-
-  private boolean report(char[] text, int state, int end, Sink sink) {
-    for (int s = outLiteral[state] >= 0 ? state : outLink[state]; s >= 0; s = outLink[s]) {
-      int id = outLiteral[s];
-      int start = start(text, id, end);
-      if (accept(text, id, start, end) && !sink.onMatch(id, start, end)) {
+      int start = ring[(fed - lengths[id]) & mask];
+      if (accept(text, id, start, end, true) && !sink.onMatch(id, start, end)) {
         return false;
       }
     }
     return true;
   }
 
-  private boolean accept(char[] text, int id, int start, int end) {
+  private boolean report(CharSequence text, int state, int end, Sink sink) {
+    for (int s = outLiteral[state] >= 0 ? state : outLink[state]; s >= 0; s = outLink[s]) {
+      int id = outLiteral[s];
+      int start = end - lengths[id];
+      if (accept(text, id, start, end, false) && !sink.onMatch(id, start, end)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean accept(CharSequence text, int id, int start, int end, boolean collapsed) {
     // Like a regex \b: a boundary is required only where the literal's own edge is a word
     // character, so that "<|im_start|>" still matches right after a letter.
     if (wholeWords && ((isWordChar(text, start) && isWordChar(text, start - 1))
@@ -497,11 +347,11 @@ public final class LiteralMatcher {
     }
     if (exact[id] && (foldCase || collapseWhitespace)) {
       String literal = literals[id];
-      if (end - start != literal.length()) {
+      if (collapsed && end - start != literal.length()) {
         return false;
       }
       for (int i = 0; i < literal.length(); i++) {
-        if (text[start + i] != literal.charAt(i)) {
+        if (text.charAt(start + i) != literal.charAt(i)) {
           return false;
         }
       }
@@ -509,11 +359,11 @@ public final class LiteralMatcher {
     return true;
   }
 
-  private static boolean isWordChar(char[] text, int index) {
-    if (index < 0 || index >= text.length) {
+  private static boolean isWordChar(CharSequence text, int index) {
+    if (index < 0 || index >= text.length()) {
       return false;
     }
-    char c = text[index];
+    char c = text.charAt(index);
     return c == '_' || Character.isLetterOrDigit(c);
   }
 

@@ -10,12 +10,11 @@ import java.util.Objects;
 
 /**
  * A learned prompt-injection detector: logistic regression over hashed word uni-, bi- and
- * trigrams and word stems (a longer word's first five characters) of normalised text (see the
- * normalisation below), scored over sliding windows of
+ * trigrams of normalised text (see the normalisation below), scored over sliding windows of
  * {@value #WINDOW} tokens so that one injected sentence inside a long document counts as much as
  * a short prompt does. The score is the highest window's log-odds.
  *
- * <p>Two thresholds, both chosen on the training parts of the committed corpus by the committed
+ * <p>Two thresholds, both chosen on the tuning part of the committed corpus by the committed
  * trainer: at or above {@link #blockThreshold()} the detector reports {@value #RULE} (high
  * confidence; the default input chain blocks it); at or above {@link #flagThreshold()} it
  * reports {@value #SUSPECTED} (the default chain flags it to the listener and lets the request
@@ -192,8 +191,8 @@ public final class PromptInjectionClassifier implements Detector {
     }
 
     @Override
-    public void token(int unigram, int bigram, int trigram, int stem, int start, int end) {
-      float c = weights[unigram] + weights[bigram] + weights[trigram] + weights[stem];
+    public void token(int unigram, int bigram, int trigram, int start, int end) {
+      float c = weights[unigram] + weights[bigram] + weights[trigram];
       int slot = count % WINDOW;
       if (count >= WINDOW) {
         sum -= ring[slot];
@@ -216,8 +215,7 @@ public final class PromptInjectionClassifier implements Detector {
    * flag}, and informational ones), then one {@code bucket weight} line per non-zero weight.
    */
   static PromptInjectionClassifier parse(String file) {
-    // One more than the buckets: InjectionFeatures.NO_STEM, whose weight stays zero.
-    float[] w = new float[InjectionFeatures.BUCKETS + 1];
+    float[] w = new float[InjectionFeatures.BUCKETS];
     float bias = Float.NaN;
     double block = Double.NaN;
     double flag = Double.NaN;
@@ -237,11 +235,7 @@ public final class PromptInjectionClassifier implements Detector {
         case "flag" -> flag = Double.parseDouble(value);
         default -> {
           if (Character.isDigit(key.charAt(0))) {
-            int bucket = Integer.parseInt(key);
-            if (bucket >= InjectionFeatures.BUCKETS) {
-              throw new IllegalStateException("bucket out of range: " + line);
-            }
-            w[bucket] = Float.parseFloat(value);
+            w[Integer.parseInt(key)] = Float.parseFloat(value);
           }
         }
       }

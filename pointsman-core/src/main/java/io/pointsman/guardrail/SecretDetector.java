@@ -179,8 +179,7 @@ public final class SecretDetector implements Detector {
     // either would re-read the same characters, so skipping it keeps the scan linear.
     int[] consumed = new int[2];
     int first = out.size();
-    char[] chars = Chars.copy(text);
-    triggers.find(chars, (literal, start, end) -> {
+    triggers.find(text, (literal, start, end) -> {
       Kind kind = kinds[literal];
       if (kind == Kind.PRIVATE_KEY) {
         if (start >= consumed[0]) {
@@ -195,7 +194,7 @@ public final class SecretDetector implements Detector {
       }
       return true;
     });
-    awsSecretKeys(chars, text, out);
+    awsSecretKeys(text, out);
     dropGenericOverlaps(out, first);
   }
 
@@ -411,65 +410,52 @@ public final class SecretDetector implements Detector {
    * at most four {@code +}/{@code /}, and at least 22 distinct characters. Git SHAs (hex) and
    * base64 data (padded, longer, or wrapped into lines) do not qualify.
    */
-  private static void awsSecretKeys(char[] a, CharSequence t, List<Finding> out) {
-    // A run of 40 contains one of every 40 consecutive positions: look at every 40th
-    // character and measure a run only where one of those is a key character; after a run,
-    // the next run of 40 starts past its end and so covers the position 40 after that end.
-    int n = a.length;
-    int p = 39;
-    while (p < n) {
-      if (!isSecretKeyChar(a[p])) {
-        p += 40;
+  private static void awsSecretKeys(CharSequence t, List<Finding> out) {
+    int n = t.length();
+    int i = 0;
+    while (i < n) {
+      if (!isSecretKeyChar(t.charAt(i))) {
+        i++;
         continue;
       }
-      int s = p;
-      while (s > 0 && p - s <= 40 && isSecretKeyChar(a[s - 1])) {
-        s--;
+      int s = i;
+      while (i < n && isSecretKeyChar(t.charAt(i))) {
+        i++;
       }
-      // Measured back at most 41 characters: a run longer than 40 is no key either way.
-      int e = p + 1;
-      while (e < n && isSecretKeyChar(a[e])) {
-        e++;
+      // Most runs are words: only a run of exactly 40 is classified.
+      if (i - s != 40) {
+        continue;
       }
-      if (e - s == 40) {
-        awsSecretKey(t, s, e, out);
+      int upper = 0;
+      int lower = 0;
+      int digit = 0;
+      int symbol = 0;
+      for (i = s; i < s + 40; i++) {
+        char c = t.charAt(i);
+        if (c >= 'A' && c <= 'Z') {
+          upper++;
+        } else if (c >= 'a' && c <= 'z') {
+          lower++;
+        } else if (c >= '0' && c <= '9') {
+          digit++;
+        } else {
+          symbol++;
+        }
       }
-      p = e + 40;
-    }
-  }
-
-  /** Classifies one run of exactly 40 key characters, {@code t[s, e)}. */
-  private static void awsSecretKey(CharSequence t, int s, int e, List<Finding> out) {
-    int upper = 0;
-    int lower = 0;
-    int digit = 0;
-    int symbol = 0;
-    for (int i = s; i < e; i++) {
-      char c = t.charAt(i);
-      if (c >= 'A' && c <= 'Z') {
-        upper++;
-      } else if (c >= 'a' && c <= 'z') {
-        lower++;
-      } else if (c >= '0' && c <= '9') {
-        digit++;
-      } else {
-        symbol++;
+      if (upper == 0 || lower == 0 || digit == 0 || symbol > 4) {
+        continue;
       }
+      char before = Chars.at(t, s - 1);
+      char after = Chars.at(t, i);
+      if (before == '-' || before == '_' || before == '.' || before == '%' || after == '='
+          || after == '-' || after == '_' || after == '.' && Chars.isAsciiAlnum(Chars.at(t, i + 1))
+          || before == '\n' && isSecretKeyChar(Chars.at(t, s - 2))
+          || after == '\n' && isSecretKeyChar(Chars.at(t, i + 1))
+          || Chars.distinct(t, s, i) < 22 || Chars.containsIgnoreCase(t, s, i, "example")) {
+        continue;
+      }
+      out.add(new Finding("secret.aws_secret_key", s, i));
     }
-    if (upper == 0 || lower == 0 || digit == 0 || symbol > 4) {
-      return;
-    }
-    int i = e;
-    char before = Chars.at(t, s - 1);
-    char after = Chars.at(t, i);
-    if (before == '-' || before == '_' || before == '.' || before == '%' || after == '='
-        || after == '-' || after == '_' || after == '.' && Chars.isAsciiAlnum(Chars.at(t, i + 1))
-        || before == '\n' && isSecretKeyChar(Chars.at(t, s - 2))
-        || after == '\n' && isSecretKeyChar(Chars.at(t, i + 1))
-        || Chars.distinct(t, s, i) < 22 || Chars.containsIgnoreCase(t, s, i, "example")) {
-      return;
-    }
-    out.add(new Finding("secret.aws_secret_key", s, i));
   }
 
   private static boolean hasDigit(CharSequence t, int start, int end) {

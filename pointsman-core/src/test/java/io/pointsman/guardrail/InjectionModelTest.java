@@ -16,12 +16,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Pins the prompt-injection classifier to its committed data: the corpora are what the
- * generator writes, the model resource is what the trainer derives from the training parts
- * (tuning, heldout and fresh; byte for byte), and on the third held-out part — never used for
- * training or thresholds — the default chain stays at or above the floors below. The goal
- * (recall 0.90 with at most 2% of benign texts blocked) is not met; the floors pin the figures
- * of the one scoring of the third part so that a regression fails the build, and {@code
- * docs/guardrails.md} says so. The figures it
+ * generator writes, the model resource is what the trainer derives from the tuning part (byte
+ * for byte), and on the held-out part — never used for training or thresholds — the default
+ * classifier stays at or above the floors below. The goal (recall 0.90 with at most 2% of
+ * benign texts blocked) is not met; the floors pin today's figures so that a regression fails
+ * the build, and {@code docs/guardrails.md} says so. The figures it
  * measures are the committed {@code guardrail/injection-quality.csv} that {@code
  * docs/guardrails.md} quotes; after a deliberate change rewrite it with {@code
  * -Dguardrail.writeQuality=true}.
@@ -72,21 +71,15 @@ class InjectionModelTest {
   }
 
   @Test
-  void committedModelIsWhatTheTrainerDerivesFromTheTrainingParts() throws IOException {
-    List<byte[]> parts = new ArrayList<>();
-    for (String name : InjectionTrainer.PARTS) {
-      parts.add(resource("/guardrail/injection/" + name + ".tsv"));
-    }
-    String model = InjectionTrainer.train(parts);
+  void committedModelIsWhatTheTrainerDerivesFromTheTuningPart() throws IOException {
+    byte[] tuning = resource("/guardrail/injection/tuning.tsv");
+    String model = InjectionTrainer.train(tuning);
     if (Boolean.getBoolean("guardrail.writeQuality")) {
       Files.writeString(MODEL, model, StandardCharsets.UTF_8);
     }
     String committed = new String(resource(PromptInjectionClassifier.RESOURCE),
         StandardCharsets.UTF_8);
-    for (byte[] part : parts) {
-      assertThat(committed).contains("corpus-sha256 " + InjectionTrainer.sha256(part) + "\n");
-    }
-    assertThat(InjectionTrainer.PARTS).doesNotContain("third");
+    assertThat(committed).contains("corpus-sha256 " + InjectionTrainer.sha256(tuning) + "\n");
     assertThat(committed).as("model resource (retrain with -Dguardrail.writeQuality=true)")
         .isEqualTo(model);
   }
@@ -155,31 +148,24 @@ class InjectionModelTest {
   void heldOutFiguresStayAtOrAboveTheirFloors()
       throws IOException {
     PromptInjectionClassifier c = PromptInjectionClassifier.ofDefaults();
-    Map<String, Tally> third = measure(defaultChainRules(c), part("third"));
-    Map<String, Tally> classifierOnly = measure(c, part("third"));
-    StringBuilder report = new StringBuilder("part,class.family,texts,blocked,blocked_share,"
-        + "flagged_or_blocked,flagged_or_blocked_share\n");
-    report.append(csv("third", third)).append(csv("third-classifier-only", classifierOnly));
-    // The training parts, in-sample.
-    for (String name : InjectionTrainer.PARTS) {
-      report.append(csv(name, measure(defaultChainRules(c), part(name))));
-    }
+    Map<String, Tally> heldOut = measure(defaultChainRules(c), part("heldout"));
+    Map<String, Tally> tuning = measure(defaultChainRules(c), part("tuning"));
+    Map<String, Tally> classifierOnly = measure(c, part("heldout"));
+    String report = "part,class.family,texts,blocked,blocked_share,flagged_or_blocked,"
+        + "flagged_or_blocked_share\n" + csv("heldout", heldOut) + csv("tuning", tuning)
+        + csv("heldout-classifier-only", classifierOnly);
     if (Boolean.getBoolean("guardrail.writeQuality")) {
-      Files.writeString(QUALITY, report.toString(), StandardCharsets.UTF_8);
+      Files.writeString(QUALITY, report, StandardCharsets.UTF_8);
     }
     System.out.print(report);
-    Tally attacks = third.get("attack.all");
-    Tally benign = third.get("benign.all");
-    assertThat((double) attacks.blocked / attacks.total).as("third part recall")
-        .isGreaterThanOrEqualTo(THIRD_RECALL_FLOOR);
-    assertThat((double) benign.blocked / benign.total).as("third part benign blocked")
-        .isLessThanOrEqualTo(THIRD_BENIGN_CEILING);
+    Tally attacks = heldOut.get("attack.all");
+    Tally benign = heldOut.get("benign.all");
+    assertThat((double) attacks.blocked / attacks.total).as("held-out recall")
+        .isGreaterThanOrEqualTo(0.30);
+    assertThat((double) benign.blocked / benign.total).as("held-out benign blocked")
+        .isLessThanOrEqualTo(0.035);
     assertThat(Files.readString(QUALITY, StandardCharsets.UTF_8))
         .as("committed injection-quality.csv (rewrite with -Dguardrail.writeQuality=true)")
-        .isEqualTo(report.toString());
+        .isEqualTo(report);
   }
-
-  /** The one scoring of the third part, rounded down (recall) and up (benign blocked). */
-  static final double THIRD_RECALL_FLOOR = 0.57;
-  static final double THIRD_BENIGN_CEILING = 0.0;
 }

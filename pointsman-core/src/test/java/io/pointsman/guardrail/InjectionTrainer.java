@@ -15,12 +15,9 @@ import java.util.Locale;
 import java.util.Random;
 
 /**
- * Trains the model of {@link PromptInjectionClassifier} from the training parts of the
- * injection corpus — {@code tuning.tsv}, {@code heldout.tsv} and {@code fresh.tsv}, the three
- * parts written before {@code third.tsv}, which is never trained on, and {@code
- * benign-text.tsv} ({@link BenignTextCorpusGenerator}) — deterministically: the
- * same files give the same model file, byte for byte ({@link InjectionModelTest} checks it
- * against the committed resource).
+ * Trains the model of {@link PromptInjectionClassifier} from the tuning part of the injection
+ * corpus, deterministically: the same tuning file gives the same model file, byte for byte
+ * ({@link InjectionModelTest} checks it against the committed resource).
  *
  * <p>Logistic regression by stochastic gradient descent (fixed seed, {@value #EPOCHS} epochs,
  * learning rate {@value #RATE} decaying per epoch, L2 {@value #L2}), each example scored like
@@ -34,11 +31,8 @@ import java.util.Random;
  * <pre>
  * java -cp pointsman-core/target/test-classes:pointsman-core/target/classes \
  *     io.pointsman.guardrail.InjectionTrainer \
- *     pointsman-core/src/main/resources/io/pointsman/guardrail/injection-model.txt \
  *     pointsman-core/src/test/resources/guardrail/injection/tuning.tsv \
- *     pointsman-core/src/test/resources/guardrail/injection/heldout.tsv \
- *     pointsman-core/src/test/resources/guardrail/injection/fresh.tsv \
- *     pointsman-core/src/test/resources/guardrail/injection/benign-text.tsv
+ *     pointsman-core/src/main/resources/io/pointsman/guardrail/injection-model.txt
  * </pre>
  */
 public final class InjectionTrainer {
@@ -57,59 +51,39 @@ public final class InjectionTrainer {
   private InjectionTrainer() {}
 
   /**
-   * Trains from the training parts and writes the model file.
+   * Trains from a tuning file and writes the model file.
    *
-   * @param args the model file to write, then the training parts
+   * @param args the tuning file and the model file to write
    * @throws IOException if a file cannot be read or written
    */
   public static void main(String[] args) throws IOException {
-    List<byte[]> parts = new ArrayList<>();
-    for (int i = 1; i < args.length; i++) {
-      parts.add(Files.readAllBytes(Path.of(args[i])));
-    }
-    Files.writeString(Path.of(args[0]), train(parts), StandardCharsets.UTF_8);
+    byte[] tuning = Files.readAllBytes(Path.of(args[0]));
+    Files.writeString(Path.of(args[1]), train(tuning), StandardCharsets.UTF_8);
   }
-
-  /** The parts trained on, in order. */
-  static final List<String> PARTS = List.of("tuning", "heldout", "fresh", "benign-text");
 
   private record Example(boolean positive, int[] features) {}
 
-  /** Where the weights array holds the bias: after the buckets and {@code NO_STEM}. */
-  static final int BIAS = InjectionFeatures.BUCKETS + 1;
-
-  /** Features per token: unigram, bigram, trigram and stem buckets. */
-  static final int PER_TOKEN = 4;
-
-  /** The features of one text, {@value #PER_TOKEN} per token. */
+  /** The features of one text, three per token: unigram, bigram, trigram buckets. */
   static int[] features(String text) {
     int[][] buf = {new int[96]};
     int[] n = {0};
-    InjectionFeatures f = new InjectionFeatures((u, b, t, stem, start, end) -> {
-      if (n[0] + PER_TOKEN > buf[0].length) {
+    InjectionFeatures f = new InjectionFeatures((u, b, t, start, end) -> {
+      if (n[0] + 3 > buf[0].length) {
         buf[0] = Arrays.copyOf(buf[0], buf[0].length * 2);
       }
       buf[0][n[0]++] = u;
       buf[0][n[0]++] = b;
       buf[0][n[0]++] = t;
-      buf[0][n[0]++] = stem;
     });
     f.accept(text);
     f.finish();
     return Arrays.copyOf(buf[0], n[0]);
   }
 
-  /** Trains on one part and returns the model file's text. */
+  /** Trains and returns the model file's text. */
   static String train(byte[] tuningFile) {
-    return train(List.of(tuningFile));
-  }
-
-  /** Trains on the parts, in order, and returns the model file's text. */
-  static String train(List<byte[]> partFiles) {
-    List<CorpusGenerator.Sample> samples = new ArrayList<>();
-    for (byte[] file : partFiles) {
-      samples.addAll(CorpusGenerator.parse(new String(file, StandardCharsets.UTF_8)));
-    }
+    List<CorpusGenerator.Sample> samples =
+        CorpusGenerator.parse(new String(tuningFile, StandardCharsets.UTF_8));
     List<Example> all = new ArrayList<>();
     for (CorpusGenerator.Sample s : samples) {
       all.add(new Example(s.positive(), features(s.text())));
@@ -131,7 +105,7 @@ public final class InjectionTrainer {
       }
     }
     benign.sort(Collections.reverseOrder());
-    // Out-of-fold scores come from folds that share the parts' sentence frames, so they
+    // Out-of-fold scores come from folds that share the tuning part's sentence frames, so they
     // overstate how far below the threshold unseen benign text scores; the floors keep the
     // block threshold at a probability of 0.95 and the flag threshold at 0.5 at least.
     double block = Math.max(BLOCK_FLOOR, threshold(benign, BLOCK_FP));
@@ -139,17 +113,14 @@ public final class InjectionTrainer {
     double[] w = fit(all);
     StringBuilder sb = new StringBuilder();
     sb.append("# Pointsman prompt-injection model: logistic regression over hashed token n-grams\n")
-        .append("# written by io.pointsman.guardrail.InjectionTrainer from the training parts of ")
+        .append("# written by io.pointsman.guardrail.InjectionTrainer from the tuning part of ")
         .append("guardrail/injection; do not edit\n")
-        .append("format 2\n");
-    for (byte[] file : partFiles) {
-      sb.append("corpus-sha256 ").append(sha256(file)).append('\n');
-    }
-    sb.append("features unigram bigram trigram stem").append(InjectionFeatures.STEM).append('\n')
+        .append("format 1\n")
+        .append("corpus-sha256 ").append(sha256(tuningFile)).append('\n')
         .append("examples ").append(all.size()).append('\n')
         .append("buckets ").append(InjectionFeatures.BUCKETS).append('\n')
         .append("window ").append(PromptInjectionClassifier.WINDOW).append('\n')
-        .append("bias ").append(milli(w[BIAS]) / 1000.0).append('\n')
+        .append("bias ").append(milli(w[InjectionFeatures.BUCKETS]) / 1000.0).append('\n')
         .append("block ").append(String.format(Locale.ROOT, "%.3f", block)).append('\n')
         .append("flag ").append(String.format(Locale.ROOT, "%.3f", flag)).append('\n');
     for (int i = 0; i < InjectionFeatures.BUCKETS; i++) {
@@ -172,12 +143,12 @@ public final class InjectionTrainer {
     return Math.round(t * 1000) / 1000.0;
   }
 
-  /** Fits weights; index {@link #BIAS} is the bias, {@code NO_STEM} stays zero. */
+  /** Fits weights; index {@code BUCKETS} is the bias. */
   private static double[] fit(List<Example> examples) {
-    double[] w = new double[BIAS + 1];
+    double[] w = new double[InjectionFeatures.BUCKETS + 1];
     // The bias is fixed, not learned: a text with no known evidence scores PRIOR, well below
     // the thresholds, so words the corpus never had cannot push a benign text over them.
-    w[BIAS] = PRIOR;
+    w[InjectionFeatures.BUCKETS] = PRIOR;
     long positives = examples.stream().filter(Example::positive).count();
     double posWeight = (double) (examples.size() - positives) / Math.max(1, positives);
     List<Example> order = new ArrayList<>(examples);
@@ -191,11 +162,9 @@ public final class InjectionTrainer {
         double g = (p - (e.positive() ? 1 : 0)) * (e.positive() ? posWeight : 1);
         int from = (int) b[1];
         int to = (int) b[2];
-        for (int k = from * PER_TOKEN; k < to * PER_TOKEN; k++) {
+        for (int k = from * 3; k < to * 3; k++) {
           int f = e.features()[k];
-          if (f != InjectionFeatures.NO_STEM) {
-            w[f] -= rate * (g + L2 * w[f]);
-          }
+          w[f] -= rate * (g + L2 * w[f]);
         }
       }
     }
@@ -206,16 +175,15 @@ public final class InjectionTrainer {
    * The best window as the classifier finds it: {score, first token, token after the last}.
    */
   static double[] best(double[] w, int[] features) {
-    int tokens = features.length / PER_TOKEN;
-    double bias = w[BIAS];
+    int tokens = features.length / 3;
+    double bias = w[InjectionFeatures.BUCKETS];
     if (tokens == 0) {
       return new double[] {bias, 0, 0};
     }
     double[] c = new double[tokens];
     for (int t = 0; t < tokens; t++) {
-      int k = PER_TOKEN * t;
-      c[t] = (float) w[features[k]] + (float) w[features[k + 1]] + (float) w[features[k + 2]]
-          + (float) w[features[k + 3]];
+      c[t] = (float) w[features[3 * t]] + (float) w[features[3 * t + 1]]
+          + (float) w[features[3 * t + 2]];
     }
     double sum = 0;
     double best = Double.NEGATIVE_INFINITY;

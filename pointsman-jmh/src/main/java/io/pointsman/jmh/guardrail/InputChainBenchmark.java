@@ -1,13 +1,8 @@
 package io.pointsman.jmh.guardrail;
 
-import io.pointsman.guardrail.Finding;
+import io.pointsman.guardrail.GuardrailAction;
 import io.pointsman.guardrail.InputGuardrailChain;
 import io.pointsman.guardrail.MessageBoundsGuardrail;
-import io.pointsman.guardrail.PromptInjectionClassifier;
-import io.pointsman.guardrail.PromptInjectionDetector;
-import io.pointsman.guardrail.SecretDetector;
-import java.util.ArrayList;
-import java.util.List;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.Message;
 import io.pointsman.spi.Grant;
@@ -52,12 +47,8 @@ public class InputChainBenchmark {
       Grant.all(), Grant.all(), Grant.all());
   private final InputGuardrailChain chain = InputGuardrailChain.ofDefaults();
   private final MessageBoundsGuardrail bounds = MessageBoundsGuardrail.ofDefaults();
-  private final SecretDetector secrets = SecretDetector.ofDefaults();
-  private final PromptInjectionDetector heuristic = PromptInjectionDetector.ofDefaults();
-  private final PromptInjectionClassifier classifier = PromptInjectionClassifier.ofDefaults();
-  private final List<Finding> found = new ArrayList<>();
+  /** The default chain as it was at commit 7c13d19: the same rules, the pre-change code. */
   private ChatRequest request;
-  private String text;
 
   /** Builds the request once per trial. */
   @Setup
@@ -68,7 +59,6 @@ public class InputChainBenchmark {
       String token = "ghp_Zq8TnV3wKp0LmXr7sYd2HcJb5GfA1e" + "2BhFqL";
       text = text.substring(0, Math.max(0, bytes - token.length() - 1)) + " " + token;
     }
-    this.text = text;
     request = ChatRequest.builder().model("gpt-4o-mini")
         .addMessage(Message.system("You are a helpful assistant."))
         .addMessage(Message.user(text)).build();
@@ -84,42 +74,6 @@ public class InputChainBenchmark {
     return chain.check(identity, request);
   }
 
-
-  /**
-   * Runs the secret detector alone over the user message, to attribute the chain's cost.
-   *
-   * @return the findings
-   */
-  @Benchmark
-  public List<Finding> secretsOnly() {
-    found.clear();
-    secrets.scan(text, found);
-    return found;
-  }
-
-  /**
-   * Runs the phrase heuristic alone over the user message.
-   *
-   * @return the findings
-   */
-  @Benchmark
-  public List<Finding> heuristicOnly() {
-    found.clear();
-    heuristic.scan(text, found);
-    return found;
-  }
-
-  /**
-   * Runs the injection classifier alone over the user message.
-   *
-   * @return the findings
-   */
-  @Benchmark
-  public List<Finding> classifierOnly() {
-    found.clear();
-    classifier.scan(text, found);
-    return found;
-  }
 
   /**
    * Runs message bounds alone.

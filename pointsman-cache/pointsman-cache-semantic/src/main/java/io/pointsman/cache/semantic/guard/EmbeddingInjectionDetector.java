@@ -31,7 +31,7 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>The weights are the resource {@value #RESOURCE}, written by the committed trainer from the
- * training parts of the injection corpus; {@code docs/guardrails.md} gives its held-out figures.
+ * tuning part of the injection corpus; {@code docs/guardrails.md} gives its held-out figures.
  * It looks at user and tool messages (and JSON fields), not at system or developer messages.
  *
  * <p>Thread-safe when the embedder is (it is).

@@ -29,9 +29,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The committed embedding model is what {@link EmbeddingInjectionTrainer} derives from the
- * training parts (tuning, heldout, fresh, benign-text), and its figures — held out on the third
- * part, which neither model was trained on, in-sample on the others — are the committed {@code
- * guardrail/embedding-injection-quality.csv}, the third part's at or above floors.
+ * tuning part, and its held-out figures — on the fresh held-out part and on the older, looked-at
+ * one — are the committed {@code guardrail/embedding-injection-quality.csv}, at or above floors.
  */
 class EmbeddingInjectionDetectorTest {
   static final Path QUALITY = Path.of("src/test/resources/guardrail/embedding-injection-quality.csv");
@@ -55,8 +54,7 @@ class EmbeddingInjectionDetectorTest {
   }
 
   @Test
-  void committedModelIsWhatTheTrainerDerivesFromTheTrainingParts() throws IOException {
-    assertThat(EmbeddingInjectionTrainer.PARTS).doesNotContain("third");
+  void committedModelIsWhatTheTrainerDerivesFromTheTuningPart() throws IOException {
     String derived = EmbeddingInjectionTrainer.train(embeddings);
     if (Boolean.getBoolean("guardrail.writeModel")) {
       Files.writeString(EmbeddingInjectionTrainer.MODEL, derived, StandardCharsets.UTF_8);
@@ -132,8 +130,8 @@ class EmbeddingInjectionDetectorTest {
   @Test
   void heldOutFiguresAreTheCommittedOnesAndStayAtTheirFloors() throws IOException {
     EmbeddingInjectionDetector d = EmbeddingInjectionDetector.parse(embedder, committedModel());
-    String csv = "part,config,group,texts,blocked,blocked_share\n" + measure("third", d)
-        + measure("fresh", d) + measure("heldout", d) + measure("tuning", d);
+    String csv = "part,config,group,texts,blocked,blocked_share\n" + measure("fresh", d)
+        + measure("heldout", d) + measure("tuning", d);
     if (Boolean.getBoolean("guardrail.writeQuality")) {
       Files.writeString(QUALITY, csv, StandardCharsets.UTF_8);
     }
@@ -151,17 +149,16 @@ class EmbeddingInjectionDetectorTest {
   }
 
   /**
-   * Floors at the figures measured in the one scoring of the third part (recall at least, share
+   * Floors at the figures measured in the one scoring of the fresh part (recall at least, share
    * of benign texts blocked at most), so that a regression fails the build. They are not the
    * goal of 0.90 / 0.02, which no configuration meets.
    */
-  static final Map<String, Double> FLOORS = Map.ofEntries(
-      Map.entry("third embedding attack.all", 0.64),
-      Map.entry("third embedding benign.all", 0.018),
-      Map.entry("third default-chain attack.all", 0.57),
-      Map.entry("third default-chain benign.all", 0.0),
-      Map.entry("third default-chain+embedding attack.all", 0.78),
-      Map.entry("third default-chain+embedding benign.all", 0.018));
+  static final Map<String, Double> FLOORS = Map.of(
+      "fresh embedding attack.all", 0.67, "fresh embedding benign.all", 0.078,
+      "fresh default-chain attack.all", 0.35, "fresh default-chain benign.all", 0.009,
+      "fresh default-chain+embedding attack.all", 0.75,
+      "fresh default-chain+embedding benign.all", 0.087,
+      "heldout embedding attack.all", 0.72, "heldout embedding benign.all", 0.153);
 
   @Test
   void scanReportsTheBestWindowAndAgreesWithTheScore() {

@@ -16,9 +16,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Trains {@link EmbeddingInjectionDetector}'s model from the training parts of the injection
- * corpus ({@code tuning}, {@code heldout}, {@code fresh} and {@code benign-text} under {@code
- * pointsman-core/src/test/resources/guardrail/injection/}; never {@code third}), and writes
+ * Trains {@link EmbeddingInjectionDetector}'s model from the tuning part of the injection corpus
+ * only ({@code pointsman-core/src/test/resources/guardrail/injection/tuning.tsv}), and writes
  * {@value EmbeddingInjectionDetector#RESOURCE} under {@code pointsman-cache/pointsman-cache-semantic/src/main/resources}.
  *
  * <p>Examples: each tuning text's embedding with its label, and each sentence window of a benign
@@ -27,9 +26,9 @@ import java.util.Map;
  * {@value #MOMENTUM}, {@value #STEPS} steps of {@value #RATE}, L2 {@value #L2}, classes weighted equally, in a fixed order with {@code
  * StrictMath}: deterministic for the same embeddings. The embedder runs with one intra-op thread.
  *
- * <p>Threshold: 5-fold out-of-fold scores of the benign training texts (max over windows, as
- * the detector scores), at the value fewer than {@value #BENIGN_SHARE} of them reach; at least
- * 0 (probability 0.5). The rule was chosen before any held-out text was scored.
+ * <p>Threshold: 5-fold out-of-fold scores of the benign tuning texts (max over windows, as the
+ * detector scores), at the value fewer than {@value #BENIGN_SHARE} of them reach; at least 0
+ * (probability 0.5). Chosen by this rule before any held-out text was scored.
  *
  * <pre>
  * mvn -q -B -ntp -o -pl pointsman-cache -am test -Dtest=EmbeddingInjectionDetectorTest \
@@ -111,15 +110,9 @@ public final class EmbeddingInjectionTrainer {
     }
   }
 
-  /** The parts trained on, in order. */
-  static final List<String> PARTS = List.of("tuning", "heldout", "fresh", "benign-text");
-
-  /** Trains on the training parts and returns the model file's text. */
+  /** Trains on the tuning part and returns the model file's text. */
   static String train(Embeddings embeddings) throws IOException {
-    List<Sample> tuning = new ArrayList<>();
-    for (String part : PARTS) {
-      tuning.addAll(read(part));
-    }
+    List<Sample> tuning = read("tuning");
     List<List<float[]>> windows = new ArrayList<>();
     for (Sample s : tuning) {
       windows.add(embeddings.windows(s.text()));
@@ -143,10 +136,7 @@ public final class EmbeddingInjectionTrainer {
     StringBuilder sb = new StringBuilder();
     sb.append("# EmbeddingInjectionDetector model: logistic regression over MiniLM-L6-v2 "
         + "embeddings, written by EmbeddingInjectionTrainer\n");
-    for (String part : PARTS) {
-      sb.append("# ").append(part).append(".tsv sha256 ")
-          .append(sha256(CORPUS.resolve(part + ".tsv"))).append('\n');
-    }
+    sb.append("# tuning.tsv sha256 ").append(sha256(CORPUS.resolve("tuning.tsv"))).append('\n');
     sb.append(String.format(Locale.ROOT, "# examples %d texts, steps %d, rate %.1f, momentum %.1f, "
         + "l2 %.0e, benign share %.2f%n", tuning.size(), STEPS, RATE, MOMENTUM, L2,
         BENIGN_SHARE));
