@@ -167,7 +167,7 @@ public record Price(long inputPerMillion, long outputPerMillion, long cachedInpu
     }
     long scaled = Math.addExact(Math.multiplyExact(inputTokens, worstInputPerMillion()),
         Math.multiplyExact(outputTokens, worstOutputPerMillion()));
-    return Math.floorDiv(scaled, 1_000_000L) + (Math.floorMod(scaled, 1_000_000L) == 0 ? 0 : 1);
+    return roundUpToMicros(scaled);
   }
 
   /**
@@ -232,6 +232,11 @@ public record Price(long inputPerMillion, long outputPerMillion, long cachedInpu
     scaled = Math.addExact(scaled, Math.multiplyExact(cacheWriteTokens, cacheWritePerMillion));
     scaled = Math.addExact(scaled, Math.multiplyExact(plainOutputTokens, outputPerMillion));
     scaled = Math.addExact(scaled, Math.multiplyExact(reasoningTokens, reasoningPerMillion));
+    return roundUpToMicros(scaled);
+  }
+
+  /** Micro-units from micro-units per million tokens times tokens, rounded up once. */
+  private static long roundUpToMicros(long scaled) {
     return Math.floorDiv(scaled, 1_000_000L) + (Math.floorMod(scaled, 1_000_000L) == 0 ? 0 : 1);
   }
 

@@ -91,6 +91,10 @@ public final class PriceTable {
     } catch (com.fasterxml.jackson.core.JacksonException e) {
       throw new IllegalArgumentException("not a JSON price file: " + e.getOriginalMessage(), e);
     }
+    return fromTree(root, version);
+  }
+
+  private static PriceTable fromTree(JsonNode root, String version) {
     if (root == null || !root.isObject()) {
       throw new IllegalArgumentException("a price file is a JSON object of models");
     }
@@ -125,9 +129,7 @@ public final class PriceTable {
       if (version == null) {
         throw new IllegalStateException("the bundled price table has no version");
       }
-      try (InputStream again = PriceTable.class.getResourceAsStream(BUNDLED)) {
-        return readLiteLlm(again, version);
-      }
+      return fromTree(root, version);
     } catch (IOException e) {
       throw new UncheckedIOException("the bundled price table cannot be read", e);
     }

@@ -830,33 +830,7 @@ public final class CounterLimiter implements Limiter {
     for (DispatchIntent i : ledger.unresolvedHolds()) {
       known.add(i.reservationId());
     }
-    Set<String> pendingIds = new HashSet<>();
-    for (Pending p : pending) {
-      pendingIds.add(p.id);
-    }
-    int n = 0;
-    for (CounterHold h : store.holdsOlderThan(holdLeaseMillis, SWEEP_BATCH)) {
-      String id = h.reservationId();
-      if (known.contains(id) || live.containsKey(id) || pendingIds.contains(id)) {
-        continue;
-      }
-      java.util.OptionalLong charged = ledger.resolvedCharge(id);
-      if (charged.isPresent()) {
-        // Once by id: an owner whose end arrives later changes nothing.
-        store.end(id, h.counters(), charged.getAsLong(), clock.now().toEpochMilli());
-        n++;
-        settledFromLedger.increment();
-        LOG.warn("settled hold {} (owner {}, taken at {}) with the ledger's charge of {}: its"
-            + " call was resolved and no live call holds it", id, h.owner(),
-            Instant.ofEpochMilli(h.createdAtMillis()), charged.getAsLong());
-      } else if (store.sweep(h, holdLeaseMillis)) {
-        n++;
-        LOG.warn("released orphan hold {} (owner {}, taken at {}): no ledger row and no live"
-            + " call holds it", id, h.owner(), Instant.ofEpochMilli(h.createdAtMillis()));
-      }
-    }
-    swept.add(n);
-    return n;
+    return sweep(known::contains, ledger);
   }
 
   /**
@@ -882,6 +856,15 @@ public final class CounterLimiter implements Limiter {
    */
   public int sweepOrphanHolds(Predicate<String> knownToLedger) {
     Objects.requireNonNull(knownToLedger, "knownToLedger");
+    return sweep(knownToLedger, null);
+  }
+
+  /**
+   * The sweep: holds older than the lease that {@code knownToLedger} does not name and no live
+   * call or pending end of this process holds are settled with the ledger's charge when
+   * {@code resolved} (may be null) has one, else released.
+   */
+  private int sweep(Predicate<String> knownToLedger, SpendSource resolved) {
     if (live == null) {
       return 0;
     }
@@ -895,7 +878,17 @@ public final class CounterLimiter implements Limiter {
       if (knownToLedger.test(id) || live.containsKey(id) || pendingIds.contains(id)) {
         continue;
       }
-      if (store.sweep(h, holdLeaseMillis)) {
+      java.util.OptionalLong charged = resolved == null ? java.util.OptionalLong.empty()
+          : resolved.resolvedCharge(id);
+      if (charged.isPresent()) {
+        // Once by id: an owner whose end arrives later changes nothing.
+        store.end(id, h.counters(), charged.getAsLong(), clock.now().toEpochMilli());
+        n++;
+        settledFromLedger.increment();
+        LOG.warn("settled hold {} (owner {}, taken at {}) with the ledger's charge of {}: its"
+            + " call was resolved and no live call holds it", id, h.owner(),
+            Instant.ofEpochMilli(h.createdAtMillis()), charged.getAsLong());
+      } else if (store.sweep(h, holdLeaseMillis)) {
         n++;
         LOG.warn("released orphan hold {} (owner {}, taken at {}): no ledger row and no live"
             + " call holds it", id, h.owner(), Instant.ofEpochMilli(h.createdAtMillis()));
