@@ -3,29 +3,16 @@ package io.pointsman.jmh.integrations;
 import io.pointsman.CacheControl;
 import io.pointsman.CallOptions;
 import io.pointsman.ChatResult;
-import io.pointsman.Clock;
 import io.pointsman.Gateway;
-import io.pointsman.auth.InMemoryKeyStore;
-import io.pointsman.auth.KeySpec;
-import io.pointsman.auth.VirtualKeys;
-import io.pointsman.catalog.ModelCatalog;
-import io.pointsman.catalog.ModelSpec;
-import io.pointsman.catalog.Price;
 import io.pointsman.jmh.Prompts;
-import io.pointsman.limits.InMemoryLimiter;
+import io.pointsman.jmh.pipeline.BenchGateway;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.Message;
-import io.pointsman.spi.Accounting;
-import io.pointsman.spi.Deployment;
-import io.pointsman.spi.DispatchIntent;
-import io.pointsman.spi.UsageRecord;
 import io.pointsman.springai.CallerKeys;
 import io.pointsman.springai.PointsmanChatModel;
 import io.pointsman.springai.PointsmanChatOptions;
-import io.pointsman.testing.FixtureProvider;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -80,37 +67,14 @@ public class SpringAiAdapterBenchmark {
   private ChatRequest request;
   private Prompt prompt;
   private CallOptions noStore;
-  private final LongAdder records = new LongAdder();
+  private BenchGateway bench;
 
-  /** Counts intents and records; keeps nothing. */
-  private final class CountingAccounting implements Accounting {
-    @Override
-    public void dispatched(DispatchIntent intent) {
-      records.increment();
-    }
-
-    @Override
-    public void settled(UsageRecord record) {
-      records.increment();
-    }
-  }
 
   @Setup(Level.Trial)
   public void setUp() {
-    InMemoryKeyStore keys = new InMemoryKeyStore(Clock.system());
-    String key = VirtualKeys.generate();
-    keys.addKey(key, KeySpec.builder("bench").team("t").org("o").build());
-    gateway = Gateway.builder()
-        .authenticator(keys)
-        .models(ModelCatalog.builder().model(ModelSpec.builder("m").contextWindow(128_000)
-            .maxOutputTokens(1_000).price(Price.of(150_000, 600_000)).build()).build())
-        .limiter(InMemoryLimiter.builder()
-            .budget(io.pointsman.limits.Scope.team("t"), 1_000_000_000_000L)
-            .concurrency(io.pointsman.limits.Scope.key("bench"), 1_000).build())
-        .accounting(new CountingAccounting())
-        .provider("fixture", FixtureProvider.builder().build())
-        .deployment(Deployment.of("d", "fixture", "m"))
-        .build();
+    bench = BenchGateway.create();
+    gateway = bench.gateway();
+    String key = bench.key();
     String text = Prompts.ofBytes(promptBytes);
     request = ChatRequest.builder().model("m")
         .addMessage(Message.system("You are a benchmark."))
@@ -134,10 +98,7 @@ public class SpringAiAdapterBenchmark {
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    if (records.sum() == 0) {
-      throw new IllegalStateException("nothing was accounted");
-    }
-    gateway.close();
+    bench.close();
   }
 
   @Benchmark
