@@ -54,6 +54,36 @@ public record Scope(Kind kind, String id) {
   }
 
   /**
+   * Reads a scope as {@link #toString()} writes it: {@code global}, or {@code kind:id} with kind
+   * {@code key}, {@code team}, {@code org}, {@code tag} or {@code model}.
+   *
+   * @param text the scope's text
+   * @return the scope
+   * @throws IllegalArgumentException if the text is null or not a scope
+   */
+  public static Scope parse(String text) {
+    if (text == null) {
+      throw new IllegalArgumentException("a scope is needed: kind:id or global");
+    }
+    if ("global".equals(text)) {
+      return global();
+    }
+    int colon = text.indexOf(':');
+    if (colon <= 0 || colon == text.length() - 1) {
+      throw new IllegalArgumentException("scope must be kind:id or global: " + text);
+    }
+    String id = text.substring(colon + 1);
+    return switch (text.substring(0, colon)) {
+      case "key" -> key(id);
+      case "team" -> team(id);
+      case "org" -> org(id);
+      case "tag" -> tag(id);
+      case "model" -> model(id);
+      default -> throw new IllegalArgumentException("unknown scope kind: " + text);
+    };
+  }
+
+  /**
    * Returns a key scope.
    *
    * @param keyId the key id

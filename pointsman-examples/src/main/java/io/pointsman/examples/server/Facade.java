@@ -140,7 +140,7 @@ public final class Facade implements AutoCloseable {
       counters = countersConn;
       CounterLimiter.Builder lb = CounterLimiter.builder(store);
       for (FacadeConfig.BudgetEntry b : config.budgets()) {
-        lb.budget(scope(b.scope()), b.limitMicros());
+        lb.budget(Scope.parse(b.scope()), b.limitMicros());
       }
       limiter = lb.build();
 
@@ -250,24 +250,7 @@ public final class Facade implements AutoCloseable {
     return new Facade(config, upstreamSecret);
   }
 
-  private static Scope scope(String text) {
-    if ("global".equals(text)) {
-      return Scope.global();
-    }
-    int colon = text.indexOf(':');
-    if (colon <= 0 || colon == text.length() - 1) {
-      throw new IllegalArgumentException("budget scope must be kind:id or global: " + text);
-    }
-    String id = text.substring(colon + 1);
-    return switch (text.substring(0, colon)) {
-      case "key" -> Scope.key(id);
-      case "team" -> Scope.team(id);
-      case "org" -> Scope.org(id);
-      case "tag" -> Scope.tag(id);
-      case "model" -> Scope.model(id);
-      default -> throw new IllegalArgumentException("unknown budget scope kind: " + text);
-    };
-  }
+
 
   /**
    * Resolves an interrupted call's hold with an attestation ({@link PostgresSettlement#attest})

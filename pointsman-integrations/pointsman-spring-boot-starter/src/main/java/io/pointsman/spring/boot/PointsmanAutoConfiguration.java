@@ -317,10 +317,10 @@ public class PointsmanAutoConfiguration {
       CounterStore counters = store.getIfAvailable(InProcessCounterStore::new);
       CounterLimiter.Builder b = CounterLimiter.builder(counters);
       for (PointsmanProperties.Budget budget : properties.budgets()) {
-        b.budget(scope(budget.scope()), period(budget), budget.limitMicros());
+        b.budget(Scope.parse(budget.scope()), period(budget), budget.limitMicros());
       }
       for (PointsmanProperties.Limit limit : properties.limits()) {
-        Scope scope = scope(limit.scope());
+        Scope scope = Scope.parse(limit.scope());
         if (limit.requestsPerMinute() != null) {
           b.requestsPerMinute(scope, limit.requestsPerMinute());
         }
@@ -344,35 +344,7 @@ public class PointsmanAutoConfiguration {
       };
     }
 
-    /**
-     * Parses a scope: {@code global}, or {@code kind:id} with kind {@code key}, {@code team},
-     * {@code org}, {@code tag} or {@code model}.
-     *
-     * @param text the scope
-     * @return the scope
-     * @throws IllegalArgumentException if the text is not a scope
-     */
-    static Scope scope(String text) {
-      if (text == null) {
-        throw new IllegalArgumentException("a budget or limit needs a scope");
-      }
-      if ("global".equals(text)) {
-        return Scope.global();
-      }
-      int colon = text.indexOf(':');
-      if (colon <= 0 || colon == text.length() - 1) {
-        throw new IllegalArgumentException("scope must be kind:id or global: " + text);
-      }
-      String id = text.substring(colon + 1);
-      return switch (text.substring(0, colon)) {
-        case "key" -> Scope.key(id);
-        case "team" -> Scope.team(id);
-        case "org" -> Scope.org(id);
-        case "tag" -> Scope.tag(id);
-        case "model" -> Scope.model(id);
-        default -> throw new IllegalArgumentException("unknown scope kind: " + text);
-      };
-    }
+
 
     /**
      * The router over {@code pointsman.deployments} and the {@link Deployment} beans, in that
