@@ -109,7 +109,7 @@ public final class FacadeOverhead {
           String row = run + "," + rate + "," + arm + "," + switch (arm) {
             case "direct" -> direct(upstream, rate, warmup, measure);
             case "facade" -> facade(upstream, rate, warmup, measure, out.resolve("logs"),
-                opts.containsKey("stages"));
+                opts.containsKey("stages"), opts.getOrDefault("facade-jvm", ""));
             default -> portkey(upstream, portkeyDir, rate, warmup, measure);
           };
           System.out.println(row);
@@ -154,7 +154,7 @@ public final class FacadeOverhead {
   }
 
   private static String facade(HttpFixtureServer upstream, int rate, double warmup,
-      double measure, Path logs, boolean stages) throws Exception {
+      double measure, Path logs, boolean stages, String jvmOptions) throws Exception {
     Files.createDirectories(logs);
     Path dir = Files.createTempDirectory("pointsman-overhead");
     String key = VirtualKeys.generate();
@@ -165,10 +165,16 @@ public final class FacadeOverhead {
           List.of(new FacadeConfig.KeyEntry(key, "key-bench", "bench", "bench")), List.of(),
           dir.resolve("data").toString()).write(config);
       Path portFile = dir.resolve("port");
-      List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-          .toString(), "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+      List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"),
+          "bin", "java").toString(), "-Xmx512m"));
+      for (String option : jvmOptions.split(" ")) {
+        if (!option.isBlank()) {
+          cmd.add(option);
+        }
+      }
+      cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
           "io.pointsman.examples.server.FacadeMain", "--config", config.toString(),
-          "--port-file", portFile.toString());
+          "--port-file", portFile.toString()));
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve("facade.log")
               .toFile())).start();
