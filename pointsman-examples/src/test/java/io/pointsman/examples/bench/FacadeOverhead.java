@@ -35,16 +35,19 @@ import org.HdrHistogram.Recorder;
  * The facade's overhead beside direct calls and beside Portkey's open-source gateway
  * ({@code @portkey-ai/gateway}, installed from {@code pointsman-jmh/portkey/package-lock.json}
  * and started by this harness with {@code node}), on the same loopback fixture upstream and the
- * same open-loop generator. Each arm is its own process: the facade is {@code FacadeMain} in a
- * child JVM (durable: its file journal and PostgreSQL settlement, a fresh database and journal
- * per run); Portkey is a {@code node} process (no accounting). Per rate the arms run
- * direct, facade, portkey, portkey, facade, direct.
+ * same open-loop generator. Each arm is its own process, started once: the facade is
+ * {@code FacadeMain} in a child JVM (durable: its file journal and PostgreSQL settlement, on a
+ * fresh database and journal); Portkey is a {@code node} process (no accounting). Every arm is
+ * first warmed the same way ({@code --warm} seconds at {@code --warm-rate}, default 60 s at
+ * 500/s), so that the JVM's compilers and V8 have finished before anything is measured; then,
+ * per rate, the arms run direct, facade, portkey, portkey, facade, direct, each run with its
+ * own short warm-up, discarded.
  *
  * <p>Latency runs from each request's scheduled send time (no coordinated omission) into
  * HdrHistogram; CPU per request is the arm process's user + system time over the measured
- * window (from {@code /proc}) divided by the requests sent. After every facade run the
- * facade is stopped gracefully and its ledger must hold one row per successful response, else
- * the harness fails.
+ * window (from {@code /proc}) divided by the requests sent. At the end the facade is stopped
+ * gracefully and its ledger must hold one row per successful response (warm-up included),
+ * else the harness fails.
  *
  * <p>Run (after {@code npm ci --prefix pointsman-jmh/portkey}):
  * {@code mvn -B -q -pl pointsman-examples -am test-compile exec:java
@@ -74,7 +77,8 @@ public final class FacadeOverhead {
   /**
    * Runs the comparison, or re-renders the table ({@code --table}).
    *
-   * @param args {@code --rates=50,500,2000 --warmup=S --measure=S --out=DIR [--table]}
+   * @param args {@code --rates=50,500,2000 --warm=S --warm-rate=R --warmup=S --measure=S
+   *     --out=DIR [--arms=...] [--stages] [--facade-jvm="OPTIONS"] [--machine=TEXT] [--table]}
    * @throws Exception on failure
    */
   public static void main(String[] args) throws Exception {
@@ -92,32 +96,69 @@ public final class FacadeOverhead {
     Files.createDirectories(out);
     double warmup = Double.parseDouble(opts.getOrDefault("warmup", "2"));
     double measure = Double.parseDouble(opts.getOrDefault("measure", "5"));
+    double warm = Double.parseDouble(opts.getOrDefault("warm", "60"));
+    int warmRate = Integer.parseInt(opts.getOrDefault("warm-rate", "500"));
     List<String> rows = new ArrayList<>();
     rows.add(HEADER);
     HttpFixtureServer upstream = HttpFixtureServer.start();
     upstream.recording(false);
     upstream.respondWith(r -> FixtureResponse.json(200, REPLY));
     Path portkeyDir = Path.of(opts.getOrDefault("portkey", "pointsman-jmh/portkey"));
+    List<String> arms = List.of(opts.getOrDefault("arms",
+        "direct,facade,portkey,portkey,facade,direct").split(","));
+    Map<String, Target> targets = new LinkedHashMap<>();
+    String reconciliation = "";
     int run = 0;
-    try {
+    try (TestDatabase db = TestDatabases.create()) {
+      for (String arm : arms) {
+        if (!targets.containsKey(arm)) {
+          Target t = switch (arm) {
+            case "direct" -> direct(upstream);
+            case "facade" -> facade(upstream, db, out.resolve("logs"),
+                opts.getOrDefault("facade-jvm", ""));
+            default -> portkey(upstream, portkeyDir);
+          };
+          targets.put(arm, t);
+          // Every arm is warmed the same way, once, before any rate is measured: long enough
+          // for the JVM's compilers (the facade, the generator) and V8 (Portkey) to finish.
+          System.out.println("warming " + arm + ": " + warm + " s at " + warmRate + "/s");
+          openLoop(t.call, warmRate, warm);
+        }
+      }
       for (String rateText : opts.getOrDefault("rates", "50,500,2000").split(",")) {
         int rate = Integer.parseInt(rateText.trim());
-        List<String> arms = List.of(opts.getOrDefault("arms",
-            "direct,facade,portkey,portkey,facade,direct").split(","));
         for (String arm : arms) {
           run++;
-          String row = run + "," + rate + "," + arm + "," + switch (arm) {
-            case "direct" -> direct(upstream, rate, warmup, measure);
-            case "facade" -> facade(upstream, rate, warmup, measure, out.resolve("logs"),
-                opts.containsKey("stages"), opts.getOrDefault("facade-jvm", ""));
-            default -> portkey(upstream, portkeyDir, rate, warmup, measure);
-          };
+          Target t = targets.get(arm);
+          String row = run + "," + rate + "," + arm + ","
+              + measured(t.call, rate, warmup, measure, t.pid) + ",";
           System.out.println(row);
           rows.add(row);
           Files.write(out.resolve("runs.csv"), rows);
         }
+        Target measuredFacade = targets.get("facade");
+        if (opts.containsKey("stages") && measuredFacade != null) {
+          Files.writeString(out.resolve("logs").resolve("stages-" + rate + ".txt"),
+              measuredFacade.metrics.get());
+        }
+      }
+      for (Target t : targets.values()) {
+        t.close();
+      }
+      Target f = targets.get("facade");
+      if (f != null) {
+        long ledger = count(db, "SELECT count(*) FROM pointsman.ledger_entries");
+        reconciliation = "facade: " + f.ok.get() + " successful responses (warm-up included), "
+            + ledger + " ledger rows after a graceful stop";
+        System.out.println(reconciliation);
+        if (ledger != f.ok.get()) {
+          throw new IllegalStateException("reconciliation failed: " + reconciliation);
+        }
       }
     } finally {
+      for (Target t : targets.values()) {
+        t.close();
+      }
       upstream.close();
     }
     Files.writeString(out.resolve("table.md"), table(rows));
@@ -131,12 +172,16 @@ public final class FacadeOverhead {
     env.add("payload: request " + BODY.length() + " B, response " + REPLY.length() + " B,"
         + " HTTP/1.1 keep-alive, JDK HttpClient; upstream: HttpFixtureServer on loopback,"
         + " zero delay");
+    env.add("warm-up: each arm's process is started once and warmed " + warm + " s at "
+        + warmRate + "/s before any rate is measured; then each run has its own " + warmup
+        + " s warm-up, discarded");
     env.add("facade: FacadeMain child JVM (-Xmx512m), durable (file journal + PostgreSQL"
         + " settlement at 127.0.0.1:5432), X-Cache-Control: no-cache");
     env.add("portkey: @portkey-ai/gateway (version in pointsman-jmh/portkey/package-lock.json),"
         + " node, x-portkey-provider: openai, x-portkey-custom-host: the fixture; no"
         + " accounting");
-    env.add("machine: shared with other builds while measured (figures are noisy)");
+    env.add("reconciliation: " + reconciliation);
+    env.add("machine: " + opts.getOrDefault("machine", "not stated"));
     Files.write(out.resolve("environment.txt"), env);
     // The clients' and the fixture's pools are not daemon threads.
     System.exit(0);
@@ -144,76 +189,87 @@ public final class FacadeOverhead {
 
   // ---------------------------------------------------------------- arms
 
-  private static String direct(HttpFixtureServer upstream, int rate, double warmup,
-      double measure) throws Exception {
+  /** A started arm: what one request does, the process measured, and how to stop it. */
+  private static final class Target {
+    final Call call;
+    final long pid;
+    final AtomicLong ok;
+    final java.util.function.Supplier<String> metrics;
+    private final Process process;
+
+    Target(Call call, long pid, AtomicLong ok, java.util.function.Supplier<String> metrics,
+        Process process) {
+      this.call = call;
+      this.pid = pid;
+      this.ok = ok;
+      this.metrics = metrics;
+      this.process = process;
+    }
+
+    /** Stops the arm's process gracefully (the facade drains its journal into PostgreSQL). */
+    void close() throws InterruptedException {
+      if (process != null && process.isAlive()) {
+        process.destroy();
+        if (!process.waitFor(120, TimeUnit.SECONDS)) {
+          process.destroyForcibly();
+        }
+      }
+    }
+  }
+
+  private static Target direct(HttpFixtureServer upstream) {
     HttpClient client = client();
     URI uri = URI.create(upstream.uri() + "/v1/chat/completions");
     Call call = () -> send(client, HttpRequest.newBuilder(uri).header("Authorization",
         "Bearer upstream-key"));
-    return measured(call, rate, warmup, measure, ProcessHandle.current().pid()) + ",";
+    return new Target(call, ProcessHandle.current().pid(), new AtomicLong(), () -> "", null);
   }
 
-  private static String facade(HttpFixtureServer upstream, int rate, double warmup,
-      double measure, Path logs, boolean stages, String jvmOptions) throws Exception {
+  private static Target facade(HttpFixtureServer upstream, TestDatabase db, Path logs,
+      String jvmOptions) throws Exception {
     Files.createDirectories(logs);
     Path dir = Files.createTempDirectory("pointsman-overhead");
     String key = VirtualKeys.generate();
-    try (TestDatabase db = TestDatabases.create()) {
-      Path config = dir.resolve("facade.json");
-      new FacadeConfig(0, dir.resolve("journal").toString(), db.jdbcUrl(), null, null,
-          upstream.uri().toString(), null, null, 0, 10, null, List.of(),
-          List.of(new FacadeConfig.KeyEntry(key, "key-bench", "bench", "bench")), List.of(),
-          dir.resolve("data").toString()).write(config);
-      Path portFile = dir.resolve("port");
-      List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"),
-          "bin", "java").toString(), "-Xmx512m"));
-      for (String option : jvmOptions.split(" ")) {
-        if (!option.isBlank()) {
-          cmd.add(option);
-        }
+    Path config = dir.resolve("facade.json");
+    new FacadeConfig(0, dir.resolve("journal").toString(), db.jdbcUrl(), null, null,
+        upstream.uri().toString(), null, null, 0, 10, null, List.of(),
+        List.of(new FacadeConfig.KeyEntry(key, "key-bench", "bench", "bench")), List.of(),
+        dir.resolve("data").toString()).write(config);
+    Path portFile = dir.resolve("port");
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"),
+        "bin", "java").toString(), "-Xmx512m"));
+    for (String option : jvmOptions.split(" ")) {
+      if (!option.isBlank()) {
+        cmd.add(option);
       }
-      cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
-          "io.pointsman.examples.server.FacadeMain", "--config", config.toString(),
-          "--port-file", portFile.toString()));
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve("facade.log")
-              .toFile())).start();
-      String row;
-      AtomicLong ok = new AtomicLong();
-      try {
-        int port = awaitPort(p, portFile);
-        HttpClient client = client();
-        URI uri = URI.create("http://127.0.0.1:" + port + "/v1/chat/completions");
-        Call call = () -> {
-          send(client, HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + key)
-              .header("X-Cache-Control", "no-cache"));
-          ok.incrementAndGet();
-        };
-        row = measured(call, rate, warmup, measure, p.pid());
-        if (stages) {
-          HttpResponse<String> m = client.send(HttpRequest.newBuilder(URI.create(
-              "http://127.0.0.1:" + port + "/metrics")).build(),
-              HttpResponse.BodyHandlers.ofString());
-          Files.writeString(logs.resolve("stages-" + rate + "-" + System.nanoTime() + ".txt"),
-              m.body());
-        }
-      } finally {
-        p.destroy();
-        if (!p.waitFor(120, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-        }
-      }
-      long rows = count(db, "SELECT count(*) FROM pointsman.ledger_entries");
-      if (rows != ok.get()) {
-        throw new IllegalStateException("reconciliation failed: " + ok.get()
-            + " successful responses, " + rows + " ledger rows");
-      }
-      return row + "," + rows;
     }
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
+        "io.pointsman.examples.server.FacadeMain", "--config", config.toString(),
+        "--port-file", portFile.toString()));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve("facade.log")
+            .toFile())).start();
+    AtomicLong ok = new AtomicLong();
+    int port = awaitPort(p, portFile);
+    HttpClient client = client();
+    URI uri = URI.create("http://127.0.0.1:" + port + "/v1/chat/completions");
+    Call call = () -> {
+      send(client, HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + key)
+          .header("X-Cache-Control", "no-cache"));
+      ok.incrementAndGet();
+    };
+    java.util.function.Supplier<String> metrics = () -> {
+      try {
+        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+            + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+      } catch (IOException | InterruptedException e) {
+        return "metrics unavailable: " + e;
+      }
+    };
+    return new Target(call, p.pid(), ok, metrics, p);
   }
 
-  private static String portkey(HttpFixtureServer upstream, Path dir, int rate, double warmup,
-      double measure) throws Exception {
+  private static Target portkey(HttpFixtureServer upstream, Path dir) throws Exception {
     int port;
     try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
       port = s.getLocalPort();
@@ -224,30 +280,26 @@ public final class FacadeOverhead {
     }
     Process p = new ProcessBuilder("node", script.toString(), "--port=" + port, "--headless")
         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-    try {
-      HttpClient client = client();
-      URI uri = URI.create("http://127.0.0.1:" + port + "/v1/chat/completions");
-      Call call = () -> send(client, HttpRequest.newBuilder(uri)
-          .header("Authorization", "Bearer upstream-key")
-          .header("x-portkey-provider", "openai")
-          .header("x-portkey-custom-host", upstream.uri() + "/v1"));
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (true) {
-        try {
-          call.run();
-          break;
-        } catch (IOException e) {
-          if (System.nanoTime() > deadline || !p.isAlive()) {
-            throw new IllegalStateException("Portkey did not answer on port " + port, e);
-          }
-          Thread.sleep(200);
+    HttpClient client = client();
+    URI uri = URI.create("http://127.0.0.1:" + port + "/v1/chat/completions");
+    Call call = () -> send(client, HttpRequest.newBuilder(uri)
+        .header("Authorization", "Bearer upstream-key")
+        .header("x-portkey-provider", "openai")
+        .header("x-portkey-custom-host", upstream.uri() + "/v1"));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try {
+        call.run();
+        break;
+      } catch (IOException e) {
+        if (System.nanoTime() > deadline || !p.isAlive()) {
+          p.destroyForcibly();
+          throw new IllegalStateException("Portkey did not answer on port " + port, e);
         }
+        Thread.sleep(200);
       }
-      return measured(call, rate, warmup, measure, p.pid()) + ",";
-    } finally {
-      p.destroy();
-      p.waitFor(30, TimeUnit.SECONDS);
     }
+    return new Target(call, p.pid(), new AtomicLong(), () -> "", p);
   }
 
   // ---------------------------------------------------------------- plumbing
