@@ -94,6 +94,8 @@ public final class OverheadHarness {
   private final Path out;
   private final String profile;
   private final List<String> summary = new ArrayList<>();
+  /** What the last measured window cost beyond latency (set by every run). */
+  private Attribution lastAttribution = Attribution.NONE;
   private final List<String> reconciliation = new ArrayList<>();
 
   private OverheadHarness(Path out, String profile) {
@@ -258,7 +260,10 @@ public final class OverheadHarness {
       }
     };
     OpenLoop.run(rate, warmup, call);
-    return OpenLoop.run(rate, measure, call);
+    Probe probe = Probe.start(null);
+    OpenLoop.Result result = OpenLoop.run(rate, measure, call);
+    lastAttribution = probe.stop(result.successes() + result.errors(), 0);
+    return result;
   }
 
   /** Where a gateway run's usage goes, and how it is reconciled afterwards. */
@@ -267,6 +272,16 @@ public final class OverheadHarness {
 
     /** Reconciles after the gateway closed; returns the CSV line, ending in passed/FAILED. */
     String reconcile(String id, long acknowledged, InMemoryLimiter limiter);
+
+    /** Snapshots of the journal's counters, or {@code null} when nothing is journaled. */
+    default java.util.function.Supplier<io.pointsman.journal.JournalMetrics> journal() {
+      return null;
+    }
+
+    /** Records made durable but not yet settled, or 0 when nothing is journaled. */
+    default long backlog() {
+      return 0;
+    }
 
     @Override
     void close();
@@ -281,6 +296,16 @@ public final class OverheadHarness {
     DurableBooks(Path journalDir) {
       accounting = JournalAccounting.builder(JournalConfig.builder(journalDir).build(),
           settlement).open();
+    }
+
+    @Override
+    public java.util.function.Supplier<io.pointsman.journal.JournalMetrics> journal() {
+      return accounting::journalMetrics;
+    }
+
+    @Override
+    public long backlog() {
+      return accounting.backlog();
     }
 
     @Override
@@ -324,6 +349,16 @@ public final class OverheadHarness {
               throw new IllegalStateException("no call can be interrupted in a clean run");
             }
           }).open();
+    }
+
+    @Override
+    public java.util.function.Supplier<io.pointsman.journal.JournalMetrics> journal() {
+      return accounting::journalMetrics;
+    }
+
+    @Override
+    public long backlog() {
+      return accounting.backlog();
     }
 
     @Override
@@ -442,7 +477,11 @@ public final class OverheadHarness {
           acknowledged.incrementAndGet();
         };
         OpenLoop.run(rate, warmup, call);
+        gateway.timers().reset();
+        Probe probe = Probe.start(books.journal());
         result = OpenLoop.run(rate, measure, call);
+        lastAttribution = probe.stop(result.successes() + result.errors(), books.backlog());
+        writeStages(id, gateway.timers().snapshot());
       } finally {
         if (semanticCache != null) {
           semanticCache.close();
@@ -475,13 +514,13 @@ public final class OverheadHarness {
     }
     Histogram h = r.latency();
     Histogram f = r.firstByte();
-    summary.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%s,%d,%d,%.1f,%.1f,%.1f,%.1f,%s,%s,%s",
+    summary.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%s,%d,%d,%.1f,%.1f,%.1f,%.1f,%s,%s,%s,%s",
         id, path, rate, size, rep, position, arm, r.successes(), r.errors(),
         us(h.getValueAtPercentile(50)), us(h.getValueAtPercentile(99)),
         us(h.getValueAtPercentile(99.9)), us(h.getMaxValue()),
         stream ? fmt(us(f.getValueAtPercentile(50))) : "",
         stream ? fmt(us(f.getValueAtPercentile(99))) : "",
-        stream ? fmt(us(f.getValueAtPercentile(99.9))) : ""));
+        stream ? fmt(us(f.getValueAtPercentile(99.9))) : "", lastAttribution.csv()));
     OUT.printf(Locale.ROOT, "  %-8s ok %6d err %3d  p50 %9.1f µs  p99 %9.1f µs  p99.9 %9.1f µs%s%n",
         arm, r.successes(), r.errors(), us(h.getValueAtPercentile(50)),
         us(h.getValueAtPercentile(99)), us(h.getValueAtPercentile(99.9)),
@@ -491,6 +530,113 @@ public final class OverheadHarness {
 
   private static String fmt(double v) {
     return String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  /** Each stage timer of a gateway run's measured window, in {@code runs/<id>-stages.csv}. */
+  private void writeStages(String id, Map<String, io.pointsman.TimingSnapshot> stages)
+      throws IOException {
+    List<String> lines = new ArrayList<>();
+    lines.add("stage,count,p50_us,p99_us,max_us,mean_us");
+    for (io.pointsman.TimingSnapshot t : stages.values()) {
+      if (t.count() > 0) {
+        lines.add(String.format(Locale.ROOT, "%s,%d,%.1f,%.1f,%.1f,%.1f", t.stage(), t.count(),
+            us(t.p50Nanos()), us(t.p99Nanos()), us(t.maxNanos()), t.meanNanos() / 1_000.0));
+      }
+    }
+    Files.write(out.resolve("runs").resolve(id + "-stages.csv"), lines);
+  }
+
+  /**
+   * The process-wide costs of a measured window: process CPU (user + system, every thread:
+   * the generator, the fixture and, in a gateway run, the gateway), GC pauses, and the
+   * journal's forces and their latency.
+   */
+  record Attribution(double cpuPerRequestMicros, long gcMillis, long gcCount,
+      double forcesPerRequest, double forceP50Micros, double forceP99Micros, long backlog) {
+    static final String HEADER = "cpu_us_per_request,gc_ms,gc_count,forces_per_request,"
+        + "force_p50_us,force_p99_us,settle_backlog";
+    static final Attribution NONE = new Attribution(Double.NaN, 0, 0, Double.NaN, Double.NaN,
+        Double.NaN, 0);
+
+    String csv() {
+      return cpuText() + "," + gcMillis + "," + gcCount + "," + forcesText() + ","
+          + opt(forceP50Micros) + "," + forceP99Text() + "," + backlog;
+    }
+
+    String cpuText() {
+      return opt(cpuPerRequestMicros);
+    }
+
+    String forcesText() {
+      return Double.isNaN(forcesPerRequest) ? ""
+          : String.format(Locale.ROOT, "%.3f", forcesPerRequest);
+    }
+
+    String forceP99Text() {
+      return opt(forceP99Micros);
+    }
+
+    private static String opt(double v) {
+      return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.1f", v);
+    }
+  }
+
+  /** Counters read before a measured window, compared after it. */
+  private static final class Probe {
+    private final long cpuNanos;
+    private final long gcMillis;
+    private final long gcCount;
+    private final io.pointsman.journal.JournalMetrics journalBefore;
+    private final java.util.function.Supplier<io.pointsman.journal.JournalMetrics> journal;
+
+    private Probe(java.util.function.Supplier<io.pointsman.journal.JournalMetrics> journal) {
+      this.journal = journal;
+      this.journalBefore = journal == null ? null : journal.get();
+      this.cpuNanos = processCpuNanos();
+      long[] gc = gc();
+      this.gcMillis = gc[0];
+      this.gcCount = gc[1];
+    }
+
+    static Probe start(java.util.function.Supplier<io.pointsman.journal.JournalMetrics> journal) {
+      return new Probe(journal);
+    }
+
+    Attribution stop(long requests, long backlog) {
+      long cpu = processCpuNanos() - cpuNanos;
+      long[] gc = gc();
+      double forces = Double.NaN;
+      double p50 = Double.NaN;
+      double p99 = Double.NaN;
+      if (journal != null) {
+        io.pointsman.journal.JournalMetrics after = journal.get();
+        forces = requests == 0 ? Double.NaN
+            : (double) (after.forces() - journalBefore.forces()) / requests;
+        org.HdrHistogram.Histogram h = after.forceLatencyNanos();
+        h.subtract(journalBefore.forceLatencyNanos());
+        p50 = h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1_000.0;
+        p99 = h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1_000.0;
+      }
+      return new Attribution(requests == 0 ? Double.NaN : cpu / 1_000.0 / requests,
+          gc[0] - gcMillis, gc[1] - gcCount, forces, p50, p99, backlog);
+    }
+
+    private static long processCpuNanos() {
+      java.lang.management.OperatingSystemMXBean os =
+          java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+      return os instanceof com.sun.management.OperatingSystemMXBean sun
+          ? sun.getProcessCpuTime() : -1;
+    }
+
+    private static long[] gc() {
+      long time = 0;
+      long count = 0;
+      for (var b : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+        time += Math.max(0, b.getCollectionTime());
+        count += Math.max(0, b.getCollectionCount());
+      }
+      return new long[] {time, count};
+    }
   }
 
   private static double us(long nanos) {
@@ -511,7 +657,7 @@ public final class OverheadHarness {
   private void writeSummaries() throws IOException {
     List<String> s = new ArrayList<>();
     s.add("run,path,rate,size,rep,position,arm,ok,errors,p50_us,p99_us,p999_us,max_us,"
-        + "ttft_p50_us,ttft_p99_us,ttft_p999_us");
+        + "ttft_p50_us,ttft_p99_us,ttft_p999_us," + Attribution.HEADER);
     s.addAll(summary);
     if (!summary.isEmpty()) {
       Files.write(out.resolve("summary.csv"), s);
@@ -527,7 +673,8 @@ public final class OverheadHarness {
 
   private void ramp(double measure) throws Exception {
     List<String> lines = new ArrayList<>();
-    lines.add("rate,ok,errors,p50_us,p99_us,p999_us,sustained");
+    lines.add("rate,ok,errors,p50_us,p99_us,p999_us,sustained,cpu_us_per_request,"
+        + "forces_per_request,force_p99_us");
     // One discarded run warms the JIT, the fixture and the disk path before the first step.
     gateway("ramp-warmup", "bypass", 200, 150, 3, 3);
     reconciliation.clear();
@@ -537,9 +684,11 @@ public final class OverheadHarness {
       OpenLoop.Result r = gateway(id, "bypass", rate, 150, 2, measure);
       Histogram h = r.latency();
       boolean ok = r.errors() == 0 && h.getValueAtPercentile(99) < 10_000_000L;
-      lines.add(String.format(Locale.ROOT, "%d,%d,%d,%.1f,%.1f,%.1f,%s", rate, r.successes(),
-          r.errors(), us(h.getValueAtPercentile(50)), us(h.getValueAtPercentile(99)),
-          us(h.getValueAtPercentile(99.9)), ok ? "yes" : "no"));
+      lines.add(String.format(Locale.ROOT, "%d,%d,%d,%.1f,%.1f,%.1f,%s,%s,%s,%s", rate,
+          r.successes(), r.errors(), us(h.getValueAtPercentile(50)),
+          us(h.getValueAtPercentile(99)), us(h.getValueAtPercentile(99.9)), ok ? "yes" : "no",
+          lastAttribution.cpuText(), lastAttribution.forcesText(),
+          lastAttribution.forceP99Text()));
       OUT.printf(Locale.ROOT, "  ok %d err %d p99 %.1f µs -> %s%n", r.successes(), r.errors(),
           us(h.getValueAtPercentile(99)), ok ? "sustained" : "not sustained");
     }

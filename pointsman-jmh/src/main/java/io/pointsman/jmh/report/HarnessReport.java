@@ -111,6 +111,7 @@ final class HarnessReport {
               + " " + fmt(s1) + " / " + fmt(s2) + " µs");
         }
         out.append(String.join("; ", parts)).append(".\n");
+        attribution(dir, rows, out);
       }
       String chartName = "docs/img/harness-" + name + "-" + rows.get(0).get("path") + "-"
           + rows.get(0).get("rate") + "rps-" + rows.get(0).get("size") + "B.svg";
@@ -118,6 +119,67 @@ final class HarnessReport {
       out.append("\n![").append(g.getKey()).append("](")
           .append(chartName.replace("docs/", "")).append(")\n\n");
     }
+  }
+
+  /**
+   * Where a group's added time goes, when its runs were measured with attribution: each stage
+   * timer of the two gateway runs, then per repetition the process CPU per request beside the
+   * direct run's, the journal's forces per request and their latency, GC pauses and the
+   * settlement backlog when the window closed.
+   */
+  private static void attribution(Path dir, List<Map<String, String>> rows, StringBuilder out) {
+    if (rows.get(1).getOrDefault("cpu_us_per_request", "").isEmpty()) {
+      return;
+    }
+    List<Map<String, String[]>> stages = new ArrayList<>();
+    for (int i : new int[] {1, 2}) {
+      Path file = dir.resolve("runs").resolve(rows.get(i).get("run") + "-stages.csv");
+      Map<String, String[]> byStage = new LinkedHashMap<>();
+      if (Files.exists(file)) {
+        List<String> lines = read(file);
+        for (String line : lines.subList(1, lines.size())) {
+          String[] c = line.split(",", -1);
+          byStage.put(c[0], c);
+        }
+      }
+      stages.add(byStage);
+    }
+    out.append("\nAttribution (gateway runs ").append(rows.get(1).get("position")).append(" and ")
+        .append(rows.get(2).get("position")).append("; stage timers over the measured window,"
+            + " each stage's own work):\n\n| stage | calls | p50 µs | p99 µs | calls | p50 µs |"
+            + " p99 µs |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    java.util.Set<String> names = new java.util.LinkedHashSet<>(stages.get(0).keySet());
+    names.addAll(stages.get(1).keySet());
+    for (String stage : names) {
+      out.append("| ").append(stage);
+      for (Map<String, String[]> byStage : stages) {
+        String[] c = byStage.get(stage);
+        out.append(c == null ? " | – | – | –" : " | " + c[1] + " | " + c[2] + " | " + c[3]);
+      }
+      out.append(" |\n");
+    }
+    out.append("\n| repetition | CPU µs/request, gateway | CPU µs/request, direct | added |"
+        + " forces/request | force p50 µs | force p99 µs | GC ms (count) | settle backlog |\n"
+        + "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    int[][] pairs = {{1, 0}, {2, 3}};
+    for (int r = 0; r < 2; r++) {
+      Map<String, String> g = rows.get(pairs[r][0]);
+      Map<String, String> d = rows.get(pairs[r][1]);
+      double added = num(g.get("cpu_us_per_request")) - num(d.get("cpu_us_per_request"));
+      out.append("| ").append(r + 1).append(" | ").append(g.get("cpu_us_per_request"))
+          .append(" | ").append(d.get("cpu_us_per_request")).append(" | ").append(fmt(added))
+          .append(" | ").append(dash(g.get("forces_per_request"))).append(" | ")
+          .append(dash(g.get("force_p50_us"))).append(" | ").append(dash(g.get("force_p99_us")))
+          .append(" | ").append(g.get("gc_ms")).append(" (").append(g.get("gc_count"))
+          .append(") | ").append(g.get("settle_backlog")).append(" |\n");
+    }
+    out.append("\nCPU is the whole process's (generator, fixture and gateway); the direct run's"
+        + " figure is the generator and the fixture alone, so the difference is what the"
+        + " gateway added.\n");
+  }
+
+  private static String dash(String s) {
+    return s == null || s.isEmpty() ? "–" : s;
   }
 
   private static String chart(Path dir, String title, List<Map<String, String>> rows) {
