@@ -135,6 +135,7 @@ public final class SlowlorisLatency {
       }
     }
     Files.write(out.resolve("runs.csv"), rows);
+    Files.writeString(out.resolve("table.md"), table(rows));
     List<String> env = new ArrayList<>();
     env.add("cores: " + Runtime.getRuntime().availableProcessors());
     env.add("jdk: " + System.getProperty("java.vm.name") + " " + System.getProperty(
@@ -148,6 +149,33 @@ public final class SlowlorisLatency {
     env.add("reconciliation: " + reconciliation);
     env.add("machine: " + opts.getOrDefault("machine", "not stated"));
     Files.write(out.resolve("environment.txt"), env);
+  }
+
+  /**
+   * The Markdown table of a {@code runs.csv}: every run in milliseconds.
+   *
+   * @param csv the lines of {@code runs.csv}, header first
+   * @return the table
+   */
+  static String table(List<String> csv) {
+    StringBuilder sb = new StringBuilder("| run | arm | slow connections | calls | errors |"
+        + " p50 ms | p90 ms | p99 ms | max ms | reopened by the client |\n"
+        + "|---|---|---|---|---|---|---|---|---|---|\n");
+    for (String line : csv.subList(1, csv.size())) {
+      if (line.isBlank()) {
+        continue;
+      }
+      String[] c = line.split(",", -1);
+      sb.append("| ").append(c[0]).append(" | ").append(c[1]).append(" | ").append(c[2])
+          .append(" | ").append(c[3]).append(" | ").append(c[4]).append(" | ")
+          .append(ms(c[5])).append(" | ").append(ms(c[6])).append(" | ").append(ms(c[7]))
+          .append(" | ").append(ms(c[8])).append(" | ").append(c[9]).append(" |\n");
+    }
+    return sb.toString();
+  }
+
+  private static String ms(String micros) {
+    return String.format(java.util.Locale.ROOT, "%.2f", Long.parseLong(micros) / 1000.0);
   }
 
   /** The normal client: chat and health alternately, one at a time. */
