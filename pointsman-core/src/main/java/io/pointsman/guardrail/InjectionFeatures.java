@@ -18,8 +18,12 @@ import java.text.Normalizer;
  *
  * <p>Tokens: words (letters and digits of any alphabetic script), each Han, kana, Hangul or Thai
  * character on its own, the structural characters {@code < > / [ ] # |} and line breaks. Each
- * token yields three features: the token, the token with the one before it, and the token with
- * the two before it, hashed into {@link #BUCKETS} buckets.
+ * token yields five features, hashed into {@link #BUCKETS} buckets: the token, the token with
+ * the one before it, the token with the two before it, the token's stem, and the stem with the
+ * stem before it. A word's stem is its first {@value #STEM} letters (a word of at most that many
+ * letters is its own stem, less a plural {@code s}), so that inflections and cognates share a
+ * feature: {@code instructions}, {@code instruction}, {@code instrucciones} and {@code
+ * instruktioner} have the stem {@code instr}. Other tokens are their own stem.
  *
  * <p>Linear in the text's length: each character is read once, plus once more inside a
  * decoded base64 run. Not thread-safe: one instance per scan.
@@ -30,6 +34,8 @@ final class InjectionFeatures {
 
   private static final int MASK = BUCKETS - 1;
   private static final int MAX_WORD = 48;
+  /** Letters in a word's stem. */
+  static final int STEM = 5;
   private static final int NEWLINE = 0x4e4c;
   private static final char[] FOLD = new char[0x530];
 
@@ -108,10 +114,13 @@ final class InjectionFeatures {
      * @param unigram the bucket of the token
      * @param bigram the bucket of the token with the one before it
      * @param trigram the bucket of the token with the two before it
+     * @param stem the bucket of the token's stem
+     * @param stemBigram the bucket of the stem with the stem before it
      * @param start where the token starts in the scanned text
      * @param end where it ends
      */
-    void token(int unigram, int bigram, int trigram, int start, int end);
+    void token(int unigram, int bigram, int trigram, int stem, int stemBigram, int start,
+        int end);
   }
 
   private final Sink sink;
@@ -128,6 +137,7 @@ final class InjectionFeatures {
   private int gap;
   private int prev1;
   private int prev2;
+  private int prevStem;
   /** While tokenising decoded base64: where the run starts in the scanned text, else -1. */
   private int decodedAt = -1;
 
@@ -295,7 +305,8 @@ final class InjectionFeatures {
       gap = 0;
       return;
     }
-    emit(token, wordStart, wordEnd);
+    flushSpelled();
+    emitRaw(token, stem(word, n, token), wordStart, wordEnd);
   }
 
   private void flushSpelled() {
@@ -305,10 +316,12 @@ final class InjectionFeatures {
     }
     spelledLen = 0;
     if (n >= 3) {
-      emitRaw(hash(spelled, n), spelledStart[0], spelledEnd);
+      int token = hash(spelled, n);
+      emitRaw(token, stem(spelled, n, token), spelledStart[0], spelledEnd);
     } else {
       for (int i = 0; i < n; i++) {
-        emitRaw(hash(spelled, i, 1), spelledStart[i], spelledStart[i] + 1);
+        int token = hash(spelled, i, 1);
+        emitRaw(token, token, spelledStart[i], spelledStart[i] + 1);
       }
     }
   }
@@ -340,17 +353,31 @@ final class InjectionFeatures {
 
   private void emit(int token, int start, int end) {
     flushSpelled();
-    emitRaw(token, start, end);
+    emitRaw(token, token, start, end);
   }
 
-  private void emitRaw(int token, int start, int end) {
+  private void emitRaw(int token, int stem, int start, int end) {
     gap = 0;
     int uni = mix(token * 0x9E3779B1 + 1);
     int bi = mix(prev1 * 0x85EBCA6B + token * 0x9E3779B1 + 2);
     int tri = mix(prev2 * 0xC2B2AE35 + prev1 * 0x85EBCA6B + token * 0x9E3779B1 + 3);
+    int st = mix(stem * 0x9E3779B1 + 4);
+    int stBi = mix(prevStem * 0x85EBCA6B + stem * 0x9E3779B1 + 5);
     prev2 = prev1;
     prev1 = token;
-    sink.token(uni & MASK, bi & MASK, tri & MASK, start, end);
+    prevStem = stem;
+    sink.token(uni & MASK, bi & MASK, tri & MASK, st & MASK, stBi & MASK, start, end);
+  }
+
+  /** The hash of a word's stem (see the class comment); {@code token} is the whole word's. */
+  private static int stem(char[] chars, int n, int token) {
+    if (n > STEM) {
+      return hash(chars, 0, STEM);
+    }
+    if (n > 3 && chars[n - 1] == 's') {
+      return hash(chars, 0, n - 1);
+    }
+    return token;
   }
 
   private static int hash(char[] chars, int n) {

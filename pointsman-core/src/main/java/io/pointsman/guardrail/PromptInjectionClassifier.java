@@ -10,7 +10,7 @@ import java.util.Objects;
 
 /**
  * A learned prompt-injection detector: logistic regression over hashed word uni-, bi- and
- * trigrams of normalised text (see the normalisation below), scored over sliding windows of
+ * trigrams and word-stem uni- and bigrams of normalised text (see the normalisation below), scored over sliding windows of
  * {@value #WINDOW} tokens so that one injected sentence inside a long document counts as much as
  * a short prompt does. The score is the highest window's log-odds.
  *
@@ -191,8 +191,10 @@ public final class PromptInjectionClassifier implements Detector {
     }
 
     @Override
-    public void token(int unigram, int bigram, int trigram, int start, int end) {
-      float c = weights[unigram] + weights[bigram] + weights[trigram];
+    public void token(int unigram, int bigram, int trigram, int stem, int stemBigram,
+        int start, int end) {
+      float c = weights[unigram] + weights[bigram] + weights[trigram] + weights[stem]
+          + weights[stemBigram];
       int slot = count % WINDOW;
       if (count >= WINDOW) {
         sum -= ring[slot];

@@ -151,9 +151,13 @@ class InjectionModelTest {
     Map<String, Tally> heldOut = measure(defaultChainRules(c), part("heldout"));
     Map<String, Tally> tuning = measure(defaultChainRules(c), part("tuning"));
     Map<String, Tally> classifierOnly = measure(c, part("heldout"));
+    Map<String, Tally> fresh = measure(defaultChainRules(c), part("fresh"));
+    Map<String, Tally> third = measure(defaultChainRules(c), part("third"));
     String report = "part,class.family,texts,blocked,blocked_share,flagged_or_blocked,"
         + "flagged_or_blocked_share\n" + csv("heldout", heldOut) + csv("tuning", tuning)
-        + csv("heldout-classifier-only", classifierOnly);
+        + csv("heldout-classifier-only", classifierOnly) + csv("fresh", fresh)
+        + csv("fresh-classifier-only", measure(c, part("fresh"))) + csv("third", third)
+        + csv("third-classifier-only", measure(c, part("third")));
     if (Boolean.getBoolean("guardrail.writeQuality")) {
       Files.writeString(QUALITY, report, StandardCharsets.UTF_8);
     }
