@@ -26,6 +26,11 @@ import java.util.Set;
  *       the same templates paraphrased, and templates of other frameworks (LlamaIndex, Semantic
  *       Kernel, Haystack, CrewAI, AutoGen, Guidance-style, Vercel AI SDK-style). Never trained
  *       on, never used for a threshold.
+ *   <li>{@code framework-fresh.tsv}: written after the first retrained model was scored on the
+ *       held-out part (which then showed its failures), before anything was changed in answer:
+ *       a third bank of user questions and templates in the shape of still other frameworks
+ *       (DSPy, Instructor, Dify, AutoGPT, LangGraph, LangChain structured-chat agents, Spring
+ *       AI's re-reading advisor, Rasa, Swarm), scored once, at the end.
  * </ul>
  *
  * <p>Framework texts longer than a sentence or two are written here in this project's own words
@@ -66,13 +71,15 @@ public final class FrameworkPromptCorpus {
   };
 
   private final Random r;
-  private final boolean heldOut;
   private final List<CorpusGenerator.Sample> out = new ArrayList<>();
   private final Set<String> seen = new HashSet<>();
 
   private FrameworkPromptCorpus(boolean heldOut) {
-    this.heldOut = heldOut;
     this.r = new Random(SEED + (heldOut ? 1 : 0));
+  }
+
+  private FrameworkPromptCorpus(long seed) {
+    this.r = new Random(seed);
   }
 
   /**
@@ -88,6 +95,14 @@ public final class FrameworkPromptCorpus {
         StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("framework-heldout.tsv"), CorpusGenerator.render(heldOut()),
         StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve("framework-fresh.tsv"), CorpusGenerator.render(fresh()),
+        StandardCharsets.UTF_8);
+  }
+
+  static List<CorpusGenerator.Sample> fresh() {
+    FrameworkPromptCorpus g = new FrameworkPromptCorpus(SEED + 2);
+    g.freshPart();
+    return List.copyOf(g.out);
   }
 
   static List<CorpusGenerator.Sample> tuning() {
@@ -519,6 +534,119 @@ public final class FrameworkPromptCorpus {
       add("yaml_format", guidance(pick(QUESTIONS_B)));
       add("summary", summaryHeldOut(pick(MEMORY_B)));
       add("assistant_text", assistantHeldOut(pick(QUESTIONS_B)));
+    }
+  }
+
+  // ------------------------------------------------------------------ fresh templates
+
+  private static final String[] QUESTIONS_C = {
+    "How many moons does Jupiter have?", "Find the cheapest flight from Lisbon to Rome in May.",
+    "Extract the company name and founding year: 'Founded in 1998, Nordlicht AG makes lamps.'",
+    "Which vitamins are in spinach?", "Draft a two-line birthday message for my colleague Jo.",
+    "Compare the battery life of three e-readers.", "What time is sunset in Reykjavik today?",
+    "Sort these words alphabetically: pear, apple, fig, banana.",
+    "Explain what a mortgage offset account is.", "Suggest four team-building activities.",
+    "Which ports does HTTPS use by default?", "Book a table for two at 8 pm on Friday.",
+    "Find the error in this SQL: SELECT name FROM users WHERE id = ;",
+    "Name three operas by Verdi.", "Convert 72 degrees Fahrenheit to Celsius.",
+  };
+
+  private static final String[] CONTEXT_C = {
+    "Store policy: returns accepted within 14 days with the receipt. Sale items are final.",
+    "The conference runs 4-6 June in Ghent. Registration closes on 20 May.",
+    "Plan B of the insurance covers dental check-ups twice a year.",
+    "The cluster autoscaler adds nodes when pods stay pending for more than 30 seconds.",
+  };
+
+  private String dspy(String q) {
+    return "Your input fields are:\n1. `question` (str)\nYour output fields are:\n1. "
+        + "`reasoning` (str)\n2. `answer` (str)\nAll interactions will be structured in the "
+        + "following way, with the appropriate values filled in.\n\n[[ ## question ## ]]\n"
+        + "{question}\n\n[[ ## reasoning ## ]]\n{reasoning}\n\n[[ ## answer ## ]]\n{answer}"
+        + "\n\n[[ ## completed ## ]]\nIn adhering to this structure, your objective is: "
+        + "Given the fields `question`, produce the fields `answer`.\n\n[[ ## question ## ]]\n"
+        + q + "\n\nRespond with the corresponding output fields, starting with the field "
+        + "`[[ ## reasoning ## ]]`, then `[[ ## answer ## ]]`, and then ending with the marker "
+        + "for `[[ ## completed ## ]]`.";
+  }
+
+  private String instructor(String q) {
+    return q + "\n\nAs a genius expert, your task is to understand the content and provide the "
+        + "parsed objects in json that match the following json_schema:\n\n" + compactSchema()
+        + "\n\nMake sure to return an instance of the JSON, not the schema itself";
+  }
+
+  private String dify(String q, String context) {
+    return "Use the following context as your learned knowledge, inside <context></context> "
+        + "XML tags.\n<context>\n" + context + "\n</context>\nWhen answering the user:\n- If "
+        + "you don't know, just say that you don't know.\n- If you are not sure, ask for "
+        + "clarification.\nAvoid mentioning that you obtained the information from the "
+        + "context.\nAnswer in the language of the user's question.\n\nQuestion: " + q;
+  }
+
+  private String autoGpt(String q) {
+    return "Goals:\n1. " + q + "\n\nConstraints:\n1. About 4000 words of short-term memory; "
+        + "save important facts to files.\n2. No user assistance.\n3. Use only the commands "
+        + "listed below.\n\nCommands:\n1. web_search: args \"query\"\n2. write_file: args "
+        + "\"path\", \"text\"\n3. finish: args \"reason\"\n\nYou should only respond in "
+        + "JSON format as described below:\n{\"thoughts\": {\"text\": \"...\", \"plan\": "
+        + "\"...\", \"criticism\": \"...\"}, \"command\": {\"name\": \"...\", \"args\": "
+        + "{}}}\nEnsure the response can be parsed by Python json.loads";
+  }
+
+  private String supervisor(String q) {
+    return "You are a supervisor managing a conversation between these workers: researcher, "
+        + "coder. Given the user request below, respond with the worker to act next. Each "
+        + "worker will perform a task and respond with their results and status. When "
+        + "finished, respond with FINISH.\n\nUser request: " + q;
+  }
+
+  private String structuredChat(String q) {
+    return "Respond to the human as helpfully and accurately as possible. You have access to "
+        + "the following tools:\n\nsearch: web search, args: {\"query\": string}\n\nUse a "
+        + "json blob to specify a tool by providing an action key (tool name) and an "
+        + "action_input key (tool input).\nValid \"action\" values: \"Final Answer\" or "
+        + "search\nProvide only ONE action per $JSON_BLOB.\nAlways respond with a valid json "
+        + "blob of a single action. Use tools if necessary. Respond directly if appropriate."
+        + "\n\n" + q;
+  }
+
+  private String reReading(String q) {
+    return q + "\nRead the question again: " + q;
+  }
+
+  private String rasa(String q) {
+    return "Your task is to classify the user's message into one of these intents: greet, "
+        + "book_table, ask_weather, goodbye, out_of_scope. Reply with the intent name only.\n\n"
+        + "Message: " + q + "\nIntent:";
+  }
+
+  private String swarm(String q) {
+    return "You are the triage agent. Decide which agent is best suited to handle the user's "
+        + "request and transfer the conversation to it by calling the matching transfer "
+        + "function. Do not answer the request yourself.\n\nUser: " + q;
+  }
+
+  private String memorySummary(String q) {
+    return "Below is the running summary of an earlier conversation, followed by the latest "
+        + "user message. Continue the conversation naturally.\n\nSummary: The user is "
+        + "planning a small event and prefers vegetarian food.\n\nLatest message: " + q;
+  }
+
+  private void freshPart() {
+    for (int i = 0; i < 10; i++) {
+      add("dspy", dspy(pick(QUESTIONS_C)));
+      add("instructor", instructor(pick(QUESTIONS_C)));
+      add("dify", dify(pick(QUESTIONS_C), pick(CONTEXT_C)));
+      add("autogpt", autoGpt(pick(QUESTIONS_C)));
+      add("langgraph_supervisor", supervisor(pick(QUESTIONS_C)));
+      add("structured_chat_agent", structuredChat(pick(QUESTIONS_C)));
+      add("spring_re_reading", reReading(pick(QUESTIONS_C)));
+      add("rasa_intent", rasa(pick(QUESTIONS_C)));
+      add("swarm_triage", swarm(pick(QUESTIONS_C)));
+      add("memory_summary", memorySummary(pick(QUESTIONS_C)));
+      add("spring_bean", pick(QUESTIONS_C) + "\n" + String.format(SPRING_BEAN,
+          schema(r.nextBoolean())));
     }
   }
 }

@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Framework-generated prompts (format instructions, retrieval context, memory, agent scaffolds;
- * see {@link FrameworkPromptCorpus}) pass the default input chain: none is blocked. Both parts
- * are checked — the tuning part, which the classifier was trained on, and the held-out part,
- * which it never saw. How many are flagged is the committed {@code
+ * see {@link FrameworkPromptCorpus}) pass the default input chain: none is blocked. All three
+ * parts are checked — the tuning part, which the classifier was trained on, and the two
+ * held-out parts, which it never saw. How many are flagged is the committed {@code
  * guardrail/framework-quality.csv} (rewrite with {@code -Dguardrail.writeQuality=true}).
  */
 class FrameworkPromptsTest {
@@ -52,6 +52,11 @@ class FrameworkPromptsTest {
     assertThat(tuning).hasSizeGreaterThanOrEqualTo(150);
     assertThat(heldOut).hasSizeGreaterThanOrEqualTo(150).noneMatch(s -> tuning.contains(s.text()))
         .allMatch(s -> !s.positive());
+    assertThat(text("framework-fresh")).isEqualTo(
+        CorpusGenerator.render(FrameworkPromptCorpus.fresh()));
+    List<CorpusGenerator.Sample> fresh = InjectionModelTest.part("framework-fresh");
+    assertThat(fresh).hasSizeGreaterThanOrEqualTo(100).allMatch(s -> !s.positive())
+        .noneMatch(s -> tuning.contains(s.text()));
     assertThat(heldOut).anyMatch(s -> s.text().startsWith(
         "List three cities and their temperatures.\nYour response should be in JSON format."));
   }
@@ -112,7 +117,10 @@ class FrameworkPromptsTest {
   void noFrameworkPromptIsBlockedByTheDefaultChain() throws IOException {
     List<String> blockedTuning = new ArrayList<>();
     List<String> blockedHeldOut = new ArrayList<>();
+    List<String> blockedFresh = new ArrayList<>();
     String report = "part,kind,texts,blocked,flagged\n"
+        + csv("framework-fresh", measure(InjectionModelTest.part("framework-fresh"),
+            blockedFresh))
         + csv("framework-heldout", measure(InjectionModelTest.part("framework-heldout"),
             blockedHeldOut))
         + csv("framework-tuning", measure(InjectionModelTest.part("framework-tuning"),
@@ -121,6 +129,7 @@ class FrameworkPromptsTest {
       Files.writeString(QUALITY, report, StandardCharsets.UTF_8);
     }
     System.out.print(report);
+    assertThat(blockedFresh).as("fresh held-out framework prompts blocked").isEmpty();
     assertThat(blockedHeldOut).as("held-out framework prompts blocked").isEmpty();
     assertThat(blockedTuning).as("tuning framework prompts blocked").isEmpty();
     assertThat(Files.readString(QUALITY, StandardCharsets.UTF_8))
