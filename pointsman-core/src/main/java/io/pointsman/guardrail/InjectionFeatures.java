@@ -12,7 +12,8 @@ import java.text.Normalizer;
  * Cyrillic and Greek look-alikes fold to Latin letters, accents are stripped, letters are
  * lower-cased, digits and {@code @}/{@code $} inside a word that also has letters read as the
  * letters they imitate ({@code 1gn0r3} is {@code ignore}), single letters separated by one blank,
- * dot, dash, underscore or asterisk are joined ({@code i g n o r e} is {@code ignore}), and a run
+ * dot, dash, underscore or asterisk are joined ({@code i g n o r e} is {@code ignore}), a word
+ * or a phrase of up to four tokens repeated back to back is read once, and a run
  * of 20 or more base64 characters that decodes to printable text is tokenised a second time,
  * decoded.
  *
@@ -138,6 +139,9 @@ final class InjectionFeatures {
   private int prev1;
   private int prev2;
   private int prevStem;
+  /** The last eight tokens read (emitted or not), for {@link #repeats}. */
+  private final int[] history = new int[8];
+  private int seen;
   /** While tokenising decoded base64: where the run starts in the scanned text, else -1. */
   private int decodedAt = -1;
 
@@ -179,7 +183,7 @@ final class InjectionFeatures {
           }
           case A_NEWLINE -> {
             endWord();
-            emit(NEWLINE, at, at + 1);
+            newline(at);
           }
           case A_LEET -> {
             if (wordLen > 0) {
@@ -233,7 +237,7 @@ final class InjectionFeatures {
         }
       } else if (c == '\n') {
         endWord();
-        emit(NEWLINE, at, at + 1);
+        newline(at);
       } else {
         endWord();
         gap++;
@@ -299,9 +303,11 @@ final class InjectionFeatures {
       return;
     }
     int token = hash(word, n);
-    // A word repeated back to back ("hello hello hello") is one token: repetition is no
-    // evidence, and it would otherwise add up over a window.
-    if (token == prev1 && spelledLen == 0) {
+    // A word repeated back to back ("hello hello hello") is one token, and a phrase of two to
+    // four tokens repeated back to back ("hello world hello world") is read once: repetition is
+    // no evidence, and it would otherwise add up over a window.
+    boolean again = repeats(token);
+    if ((token == prev1 || again) && spelledLen == 0) {
       gap = 0;
       return;
     }
@@ -317,10 +323,12 @@ final class InjectionFeatures {
     spelledLen = 0;
     if (n >= 3) {
       int token = hash(spelled, n);
+      note(token);
       emitRaw(token, stem(spelled, n, token), spelledStart[0], spelledEnd);
     } else {
       for (int i = 0; i < n; i++) {
         int token = hash(spelled, i, 1);
+        note(token);
         emitRaw(token, token, spelledStart[i], spelledStart[i] + 1);
       }
     }
@@ -353,7 +361,49 @@ final class InjectionFeatures {
 
   private void emit(int token, int start, int end) {
     flushSpelled();
+    note(token);
     emitRaw(token, token, start, end);
+  }
+
+  /** A line break; one that continues a repeated phrase (see {@link #repeats}) is skipped. */
+  private void newline(int at) {
+    if (repeats(NEWLINE) && spelledLen == 0) {
+      return;
+    }
+    flushSpelled();
+    emitRaw(NEWLINE, NEWLINE, at, at + 1);
+  }
+
+  /** Records a token read without asking whether it repeats. */
+  private void note(int token) {
+    history[seen & 7] = token;
+    seen++;
+  }
+
+  private int recent(int k) {
+    return history[(seen - k) & 7];
+  }
+
+  /**
+   * Records a token read and says whether it continues a phrase of two to four tokens that the
+   * text repeats back to back ({@code a b a b}: the second {@code b} and everything after it
+   * that keeps the cycle).
+   */
+  private boolean repeats(int token) {
+    boolean cycle = false;
+    for (int p = 2; p <= 4 && !cycle; p++) {
+      if (seen >= 2 * p - 1 && recent(p) == token) {
+        cycle = true;
+        for (int k = 1; k < p; k++) {
+          if (recent(k) != recent(k + p)) {
+            cycle = false;
+            break;
+          }
+        }
+      }
+    }
+    note(token);
+    return cycle;
   }
 
   private void emitRaw(int token, int stem, int start, int end) {

@@ -55,7 +55,7 @@ class FrameworkPromptsTest {
     assertThat(text("framework-fresh")).isEqualTo(
         CorpusGenerator.render(FrameworkPromptCorpus.fresh()));
     List<CorpusGenerator.Sample> fresh = InjectionModelTest.part("framework-fresh");
-    assertThat(fresh).hasSizeGreaterThanOrEqualTo(100).allMatch(s -> !s.positive())
+    assertThat(fresh).hasSizeGreaterThanOrEqualTo(80).allMatch(s -> !s.positive())
         .noneMatch(s -> tuning.contains(s.text()));
     assertThat(heldOut).anyMatch(s -> s.text().startsWith(
         "List three cities and their temperatures.\nYour response should be in JSON format."));
