@@ -302,7 +302,19 @@ final class InjectionFeatures {
       gap = 0;
       return;
     }
-    int token = hash(word, n);
+    // The word's hash and its stem's in one pass: FNV-1a after STEM letters is the stem's hash,
+    // after n - 1 letters the hash of the word less its last letter.
+    int token = 0x811C9DC5;
+    int prefix = token;
+    int before = token;
+    for (int i = 0; i < n; i++) {
+      if (i == STEM) {
+        prefix = token;
+      }
+      before = token;
+      token = (token ^ word[i]) * 0x01000193;
+    }
+    int stem = n > STEM ? prefix : n > 3 && word[n - 1] == 's' ? before : token;
     // A word repeated back to back ("hello hello hello") is one token, and a phrase of two to
     // four tokens repeated back to back ("hello world hello world") is read once: repetition is
     // no evidence, and it would otherwise add up over a window.
@@ -312,7 +324,7 @@ final class InjectionFeatures {
       return;
     }
     flushSpelled();
-    emitRaw(token, stem(word, n, token), wordStart, wordEnd);
+    emitRaw(token, stem, wordStart, wordEnd);
   }
 
   private void flushSpelled() {
