@@ -139,8 +139,14 @@ final class InjectionFeatures {
   private int prev1;
   private int prev2;
   private int prevStem;
-  /** The last eight tokens read (emitted or not), for {@link #repeats}. */
-  private final int[] history = new int[8];
+  /** The last seven tokens read (emitted or not; h1 the latest), for {@link #repeats}. */
+  private int h1;
+  private int h2;
+  private int h3;
+  private int h4;
+  private int h5;
+  private int h6;
+  private int h7;
   private int seen;
   /** While tokenising decoded base64: where the run starts in the scanned text, else -1. */
   private int decodedAt = -1;
@@ -388,12 +394,14 @@ final class InjectionFeatures {
 
   /** Records a token read without asking whether it repeats. */
   private void note(int token) {
-    history[seen & 7] = token;
+    h7 = h6;
+    h6 = h5;
+    h5 = h4;
+    h4 = h3;
+    h3 = h2;
+    h2 = h1;
+    h1 = token;
     seen++;
-  }
-
-  private int recent(int k) {
-    return history[(seen - k) & 7];
   }
 
   /**
@@ -402,18 +410,9 @@ final class InjectionFeatures {
    * that keeps the cycle).
    */
   private boolean repeats(int token) {
-    boolean cycle = false;
-    for (int p = 2; p <= 4 && !cycle; p++) {
-      if (seen >= 2 * p - 1 && recent(p) == token) {
-        cycle = true;
-        for (int k = 1; k < p; k++) {
-          if (recent(k) != recent(k + p)) {
-            cycle = false;
-            break;
-          }
-        }
-      }
-    }
+    boolean cycle = seen >= 3 && token == h2 && h1 == h3
+        || seen >= 5 && token == h3 && h1 == h4 && h2 == h5
+        || seen >= 7 && token == h4 && h1 == h5 && h2 == h6 && h3 == h7;
     note(token);
     return cycle;
   }
