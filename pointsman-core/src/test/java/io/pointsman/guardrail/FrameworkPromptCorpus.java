@@ -13,7 +13,7 @@ import java.util.Set;
 /**
  * Writes the framework-prompt corpus: user text as LLM frameworks deliver it, with the format
  * instructions, retrieval context, memory and agent scaffolding they append — all benign, all of
- * it must pass the default input chain. Two parts:
+ * it must pass the default input chain. Three parts:
  *
  * <ul>
  *   <li>{@code framework-tuning.tsv}: Spring AI's converter instructions (BeanOutputConverter's
@@ -30,7 +30,8 @@ import java.util.Set;
  *       held-out part (which then showed its failures), before anything was changed in answer:
  *       a third bank of user questions and templates in the shape of still other frameworks
  *       (DSPy, Instructor, Dify, AutoGPT, LangGraph, LangChain structured-chat agents, Spring
- *       AI's re-reading advisor, Rasa, Swarm), scored once, at the end.
+ *       AI's re-reading advisor, Rasa, Swarm), first scored after the second round of changes
+ *       (docs/guardrails.md lists the rounds). Never trained on.
  * </ul>
  *
  * <p>Framework texts longer than a sentence or two are written here in this project's own words
