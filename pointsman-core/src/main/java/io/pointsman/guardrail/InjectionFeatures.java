@@ -12,14 +12,19 @@ import java.text.Normalizer;
  * Cyrillic and Greek look-alikes fold to Latin letters, accents are stripped, letters are
  * lower-cased, digits and {@code @}/{@code $} inside a word that also has letters read as the
  * letters they imitate ({@code 1gn0r3} is {@code ignore}), single letters separated by one blank,
- * dot, dash, underscore or asterisk are joined ({@code i g n o r e} is {@code ignore}), and a run
+ * dot, dash, underscore or asterisk are joined ({@code i g n o r e} is {@code ignore}), a word
+ * or a phrase of up to four tokens repeated back to back is read once, and a run
  * of 20 or more base64 characters that decodes to printable text is tokenised a second time,
  * decoded.
  *
  * <p>Tokens: words (letters and digits of any alphabetic script), each Han, kana, Hangul or Thai
  * character on its own, the structural characters {@code < > / [ ] # |} and line breaks. Each
- * token yields three features: the token, the token with the one before it, and the token with
- * the two before it, hashed into {@link #BUCKETS} buckets.
+ * token yields five features, hashed into {@link #BUCKETS} buckets: the token, the token with
+ * the one before it, the token with the two before it, the token's stem, and the stem with the
+ * stem before it. A word's stem is its first {@value #STEM} letters (a word of at most that many
+ * letters is its own stem, less a plural {@code s}), so that inflections and cognates share a
+ * feature: {@code instructions}, {@code instruction}, {@code instrucciones} and {@code
+ * instruktioner} have the stem {@code instr}. Other tokens are their own stem.
  *
  * <p>Linear in the text's length: each character is read once, plus once more inside a
  * decoded base64 run. Not thread-safe: one instance per scan.
@@ -30,6 +35,8 @@ final class InjectionFeatures {
 
   private static final int MASK = BUCKETS - 1;
   private static final int MAX_WORD = 48;
+  /** Letters in a word's stem. */
+  static final int STEM = 5;
   private static final int NEWLINE = 0x4e4c;
   private static final char[] FOLD = new char[0x530];
 
@@ -108,10 +115,13 @@ final class InjectionFeatures {
      * @param unigram the bucket of the token
      * @param bigram the bucket of the token with the one before it
      * @param trigram the bucket of the token with the two before it
+     * @param stem the bucket of the token's stem
+     * @param stemBigram the bucket of the stem with the stem before it
      * @param start where the token starts in the scanned text
      * @param end where it ends
      */
-    void token(int unigram, int bigram, int trigram, int start, int end);
+    void token(int unigram, int bigram, int trigram, int stem, int stemBigram, int start,
+        int end);
   }
 
   private final Sink sink;
@@ -128,6 +138,16 @@ final class InjectionFeatures {
   private int gap;
   private int prev1;
   private int prev2;
+  private int prevStem;
+  /** The last seven tokens read (emitted or not; h1 the latest), for {@link #repeats}. */
+  private int h1;
+  private int h2;
+  private int h3;
+  private int h4;
+  private int h5;
+  private int h6;
+  private int h7;
+  private int seen;
   /** While tokenising decoded base64: where the run starts in the scanned text, else -1. */
   private int decodedAt = -1;
 
@@ -169,7 +189,7 @@ final class InjectionFeatures {
           }
           case A_NEWLINE -> {
             endWord();
-            emit(NEWLINE, at, at + 1);
+            newline(at);
           }
           case A_LEET -> {
             if (wordLen > 0) {
@@ -223,7 +243,7 @@ final class InjectionFeatures {
         }
       } else if (c == '\n') {
         endWord();
-        emit(NEWLINE, at, at + 1);
+        newline(at);
       } else {
         endWord();
         gap++;
@@ -288,14 +308,29 @@ final class InjectionFeatures {
       gap = 0;
       return;
     }
-    int token = hash(word, n);
-    // A word repeated back to back ("hello hello hello") is one token: repetition is no
-    // evidence, and it would otherwise add up over a window.
-    if (token == prev1 && spelledLen == 0) {
+    // The word's hash and its stem's in one pass: FNV-1a after STEM letters is the stem's hash,
+    // after n - 1 letters the hash of the word less its last letter.
+    int token = 0x811C9DC5;
+    int prefix = token;
+    int before = token;
+    for (int i = 0; i < n; i++) {
+      if (i == STEM) {
+        prefix = token;
+      }
+      before = token;
+      token = (token ^ word[i]) * 0x01000193;
+    }
+    int stem = n > STEM ? prefix : n > 3 && word[n - 1] == 's' ? before : token;
+    // A word repeated back to back ("hello hello hello") is one token, and a phrase of two to
+    // four tokens repeated back to back ("hello world hello world") is read once: repetition is
+    // no evidence, and it would otherwise add up over a window.
+    boolean again = repeats(token);
+    if ((token == prev1 || again) && spelledLen == 0) {
       gap = 0;
       return;
     }
-    emit(token, wordStart, wordEnd);
+    flushSpelled();
+    emitRaw(token, stem, wordStart, wordEnd);
   }
 
   private void flushSpelled() {
@@ -305,10 +340,14 @@ final class InjectionFeatures {
     }
     spelledLen = 0;
     if (n >= 3) {
-      emitRaw(hash(spelled, n), spelledStart[0], spelledEnd);
+      int token = hash(spelled, n);
+      note(token);
+      emitRaw(token, stem(spelled, n, token), spelledStart[0], spelledEnd);
     } else {
       for (int i = 0; i < n; i++) {
-        emitRaw(hash(spelled, i, 1), spelledStart[i], spelledStart[i] + 1);
+        int token = hash(spelled, i, 1);
+        note(token);
+        emitRaw(token, token, spelledStart[i], spelledStart[i] + 1);
       }
     }
   }
@@ -340,17 +379,66 @@ final class InjectionFeatures {
 
   private void emit(int token, int start, int end) {
     flushSpelled();
-    emitRaw(token, start, end);
+    note(token);
+    emitRaw(token, token, start, end);
   }
 
-  private void emitRaw(int token, int start, int end) {
+  /** A line break; one that continues a repeated phrase (see {@link #repeats}) is skipped. */
+  private void newline(int at) {
+    if (repeats(NEWLINE) && spelledLen == 0) {
+      return;
+    }
+    flushSpelled();
+    emitRaw(NEWLINE, NEWLINE, at, at + 1);
+  }
+
+  /** Records a token read without asking whether it repeats. */
+  private void note(int token) {
+    h7 = h6;
+    h6 = h5;
+    h5 = h4;
+    h4 = h3;
+    h3 = h2;
+    h2 = h1;
+    h1 = token;
+    seen++;
+  }
+
+  /**
+   * Records a token read and says whether it continues a phrase of two to four tokens that the
+   * text repeats back to back ({@code a b a b}: the second {@code b} and everything after it
+   * that keeps the cycle).
+   */
+  private boolean repeats(int token) {
+    boolean cycle = seen >= 3 && token == h2 && h1 == h3
+        || seen >= 5 && token == h3 && h1 == h4 && h2 == h5
+        || seen >= 7 && token == h4 && h1 == h5 && h2 == h6 && h3 == h7;
+    note(token);
+    return cycle;
+  }
+
+  private void emitRaw(int token, int stem, int start, int end) {
     gap = 0;
     int uni = mix(token * 0x9E3779B1 + 1);
     int bi = mix(prev1 * 0x85EBCA6B + token * 0x9E3779B1 + 2);
     int tri = mix(prev2 * 0xC2B2AE35 + prev1 * 0x85EBCA6B + token * 0x9E3779B1 + 3);
+    int st = mix(stem * 0x9E3779B1 + 4);
+    int stBi = mix(prevStem * 0x85EBCA6B + stem * 0x9E3779B1 + 5);
     prev2 = prev1;
     prev1 = token;
-    sink.token(uni & MASK, bi & MASK, tri & MASK, start, end);
+    prevStem = stem;
+    sink.token(uni & MASK, bi & MASK, tri & MASK, st & MASK, stBi & MASK, start, end);
+  }
+
+  /** The hash of a word's stem (see the class comment); {@code token} is the whole word's. */
+  private static int stem(char[] chars, int n, int token) {
+    if (n > STEM) {
+      return hash(chars, 0, STEM);
+    }
+    if (n > 3 && chars[n - 1] == 's') {
+      return hash(chars, 0, n - 1);
+    }
+    return token;
   }
 
   private static int hash(char[] chars, int n) {

@@ -10,7 +10,7 @@ import java.util.Objects;
 
 /**
  * A learned prompt-injection detector: logistic regression over hashed word uni-, bi- and
- * trigrams of normalised text (see the normalisation below), scored over sliding windows of
+ * trigrams and word-stem uni- and bigrams of normalised text (see the normalisation below), scored over sliding windows of
  * {@value #WINDOW} tokens so that one injected sentence inside a long document counts as much as
  * a short prompt does. The score is the highest window's log-odds.
  *
@@ -51,12 +51,13 @@ public final class PromptInjectionClassifier implements Detector {
 
   static final String RESOURCE = "/io/pointsman/guardrail/injection-model.txt";
 
-  private final float[] weights;
+  /** Weights in thousandths, as the model file stores them: 128 KiB, exact integer sums. */
+  private final short[] weights;
   private final float bias;
   private final double block;
   private final double flag;
 
-  private PromptInjectionClassifier(float[] weights, float bias, double block, double flag) {
+  private PromptInjectionClassifier(short[] weights, float bias, double block, double flag) {
     this.weights = weights;
     this.bias = bias;
     this.block = block;
@@ -158,11 +159,12 @@ public final class PromptInjectionClassifier implements Detector {
 
   /** One scan: window sums over the tokens as they come. */
   private final class Scorer implements InjectionFeatures.Sink {
-    private final float[] ring = new float[WINDOW];
+    private final int[] ring = new int[WINDOW];
     private final int[] starts = new int[WINDOW];
     private final int[] ends = new int[WINDOW];
     private int count;
-    private float sum;
+    /** The window's sum of weights, in thousandths. */
+    private int sum;
     double best;
     int bestStart;
     int bestEnd;
@@ -174,7 +176,7 @@ public final class PromptInjectionClassifier implements Detector {
       f.finish();
       if (count > 0 && count < WINDOW) {
         // A text shorter than one window is scored whole.
-        best = bias + sum;
+        best = bias + sum / 1000.0;
         span(count);
       }
     }
@@ -191,8 +193,10 @@ public final class PromptInjectionClassifier implements Detector {
     }
 
     @Override
-    public void token(int unigram, int bigram, int trigram, int start, int end) {
-      float c = weights[unigram] + weights[bigram] + weights[trigram];
+    public void token(int unigram, int bigram, int trigram, int stem, int stemBigram,
+        int start, int end) {
+      int c = weights[unigram] + weights[bigram] + weights[trigram] + weights[stem]
+          + weights[stemBigram];
       int slot = count % WINDOW;
       if (count >= WINDOW) {
         sum -= ring[slot];
@@ -202,7 +206,7 @@ public final class PromptInjectionClassifier implements Detector {
       ends[slot] = end;
       sum += c;
       count++;
-      double score = bias + sum;
+      double score = bias + sum / 1000.0;
       if (count >= WINDOW && (score > best || bestEnd == 0)) {
         best = score;
         span(WINDOW);
@@ -215,7 +219,7 @@ public final class PromptInjectionClassifier implements Detector {
    * flag}, and informational ones), then one {@code bucket weight} line per non-zero weight.
    */
   static PromptInjectionClassifier parse(String file) {
-    float[] w = new float[InjectionFeatures.BUCKETS];
+    short[] w = new short[InjectionFeatures.BUCKETS];
     float bias = Float.NaN;
     double block = Double.NaN;
     double flag = Double.NaN;
@@ -235,7 +239,11 @@ public final class PromptInjectionClassifier implements Detector {
         case "flag" -> flag = Double.parseDouble(value);
         default -> {
           if (Character.isDigit(key.charAt(0))) {
-            w[Integer.parseInt(key)] = Float.parseFloat(value);
+            long milli = Math.round(Double.parseDouble(value) * 1000);
+            if (milli < Short.MIN_VALUE || milli > Short.MAX_VALUE) {
+              throw new IllegalStateException("weight out of range: " + line);
+            }
+            w[Integer.parseInt(key)] = (short) milli;
           }
         }
       }

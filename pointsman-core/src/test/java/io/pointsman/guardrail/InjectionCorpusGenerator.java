@@ -67,8 +67,16 @@ public final class InjectionCorpusGenerator {
         StandardCharsets.UTF_8);
   }
 
+  /**
+   * The tuning part: bank A, then {@link TuningExtraCorpus}, then the tuning part of {@link
+   * FrameworkPromptCorpus} (benign framework-generated prompts).
+   */
   static List<CorpusGenerator.Sample> tuning() {
-    return new InjectionCorpusGenerator(false).build(110);
+    List<CorpusGenerator.Sample> all =
+        new ArrayList<>(new InjectionCorpusGenerator(false).build(110));
+    all.addAll(TuningExtraCorpus.generate());
+    all.addAll(FrameworkPromptCorpus.tuning());
+    return List.copyOf(all);
   }
 
   static List<CorpusGenerator.Sample> heldOut() {

@@ -17,10 +17,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Pins the prompt-injection classifier to its committed data: the corpora are what the
  * generator writes, the model resource is what the trainer derives from the tuning part (byte
- * for byte), and on the held-out part — never used for training or thresholds — the default
- * classifier stays at or above the floors below. The goal (recall 0.90 with at most 2% of
- * benign texts blocked) is not met; the floors pin today's figures so that a regression fails
- * the build, and {@code docs/guardrails.md} says so. The figures it
+ * for byte), and on the held-out parts ({@code heldout}, {@code fresh}, {@code third}) — never
+ * used for training or thresholds — the default chain's injection rules stay at or above the
+ * floors below. The goal (recall 0.90 with at most 2% of benign texts blocked) is not met; the
+ * floors pin today's figures so that a regression fails the build, and {@code
+ * docs/guardrails.md} says so. The figures it
  * measures are the committed {@code guardrail/injection-quality.csv} that {@code
  * docs/guardrails.md} quotes; after a deliberate change rewrite it with {@code
  * -Dguardrail.writeQuality=true}.
@@ -133,6 +134,16 @@ class InjectionModelTest {
     return byFamily;
   }
 
+  private static void floors(String part, Map<String, Tally> tallies, double recall,
+      double benignBlocked) {
+    Tally attacks = tallies.get("attack.all");
+    Tally benign = tallies.get("benign.all");
+    assertThat((double) attacks.blocked / attacks.total).as(part + " recall")
+        .isGreaterThanOrEqualTo(recall);
+    assertThat((double) benign.blocked / benign.total).as(part + " benign blocked")
+        .isLessThanOrEqualTo(benignBlocked);
+  }
+
   static String csv(String part, Map<String, Tally> tallies) {
     StringBuilder sb = new StringBuilder();
     for (Map.Entry<String, Tally> e : tallies.entrySet()) {
@@ -151,19 +162,20 @@ class InjectionModelTest {
     Map<String, Tally> heldOut = measure(defaultChainRules(c), part("heldout"));
     Map<String, Tally> tuning = measure(defaultChainRules(c), part("tuning"));
     Map<String, Tally> classifierOnly = measure(c, part("heldout"));
+    Map<String, Tally> fresh = measure(defaultChainRules(c), part("fresh"));
+    Map<String, Tally> third = measure(defaultChainRules(c), part("third"));
     String report = "part,class.family,texts,blocked,blocked_share,flagged_or_blocked,"
         + "flagged_or_blocked_share\n" + csv("heldout", heldOut) + csv("tuning", tuning)
-        + csv("heldout-classifier-only", classifierOnly);
+        + csv("heldout-classifier-only", classifierOnly) + csv("fresh", fresh)
+        + csv("fresh-classifier-only", measure(c, part("fresh"))) + csv("third", third)
+        + csv("third-classifier-only", measure(c, part("third")));
     if (Boolean.getBoolean("guardrail.writeQuality")) {
       Files.writeString(QUALITY, report, StandardCharsets.UTF_8);
     }
     System.out.print(report);
-    Tally attacks = heldOut.get("attack.all");
-    Tally benign = heldOut.get("benign.all");
-    assertThat((double) attacks.blocked / attacks.total).as("held-out recall")
-        .isGreaterThanOrEqualTo(0.30);
-    assertThat((double) benign.blocked / benign.total).as("held-out benign blocked")
-        .isLessThanOrEqualTo(0.035);
+    floors("heldout", heldOut, 0.47, 0.031);
+    floors("fresh", fresh, 0.55, 0.01);
+    floors("third", third, 0.43, 0.004);
     assertThat(Files.readString(QUALITY, StandardCharsets.UTF_8))
         .as("committed injection-quality.csv (rewrite with -Dguardrail.writeQuality=true)")
         .isEqualTo(report);

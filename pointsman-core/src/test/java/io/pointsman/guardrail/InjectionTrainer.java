@@ -63,17 +63,22 @@ public final class InjectionTrainer {
 
   private record Example(boolean positive, int[] features) {}
 
-  /** The features of one text, three per token: unigram, bigram, trigram buckets. */
+  /** Features per token: unigram, bigram, trigram, stem and stem-bigram buckets. */
+  static final int PER_TOKEN = 5;
+
+  /** The features of one text, {@link #PER_TOKEN} per token. */
   static int[] features(String text) {
-    int[][] buf = {new int[96]};
+    int[][] buf = {new int[160]};
     int[] n = {0};
-    InjectionFeatures f = new InjectionFeatures((u, b, t, start, end) -> {
-      if (n[0] + 3 > buf[0].length) {
+    InjectionFeatures f = new InjectionFeatures((u, b, t, st, sb, start, end) -> {
+      if (n[0] + PER_TOKEN > buf[0].length) {
         buf[0] = Arrays.copyOf(buf[0], buf[0].length * 2);
       }
       buf[0][n[0]++] = u;
       buf[0][n[0]++] = b;
       buf[0][n[0]++] = t;
+      buf[0][n[0]++] = st;
+      buf[0][n[0]++] = sb;
     });
     f.accept(text);
     f.finish();
@@ -91,6 +96,7 @@ public final class InjectionTrainer {
     List<Example> order = new ArrayList<>(all);
     Collections.shuffle(order, new Random(SEED));
     List<Double> benign = new ArrayList<>();
+    List<Double> attacks = new ArrayList<>();
     for (int fold = 0; fold < FOLDS; fold++) {
       List<Example> train = new ArrayList<>();
       List<Example> test = new ArrayList<>();
@@ -99,9 +105,7 @@ public final class InjectionTrainer {
       }
       double[] w = fit(train);
       for (Example e : test) {
-        if (!e.positive()) {
-          benign.add(best(w, e.features())[0]);
-        }
+        (e.positive() ? attacks : benign).add(best(w, e.features())[0]);
       }
     }
     benign.sort(Collections.reverseOrder());
@@ -110,6 +114,11 @@ public final class InjectionTrainer {
     // block threshold at a probability of 0.95 and the flag threshold at 0.5 at least.
     double block = Math.max(BLOCK_FLOOR, threshold(benign, BLOCK_FP));
     double flag = Math.min(block, Math.max(FLAG_FLOOR, threshold(benign, FLAG_FP)));
+    if (Boolean.getBoolean("guardrail.trainerReport")) {
+      System.out.printf(Locale.ROOT, "out-of-fold: block %.3f flag %.3f; attacks blocked %.4f, "
+          + "flagged %.4f; benign blocked %.4f, flagged %.4f%n", block, flag,
+          share(attacks, block), share(attacks, flag), share(benign, block), share(benign, flag));
+    }
     double[] w = fit(all);
     StringBuilder sb = new StringBuilder();
     sb.append("# Pointsman prompt-injection model: logistic regression over hashed token n-grams\n")
@@ -130,6 +139,10 @@ public final class InjectionTrainer {
       }
     }
     return sb.toString();
+  }
+
+  private static double share(List<Double> scores, double threshold) {
+    return scores.stream().filter(v -> v >= threshold).count() / (double) scores.size();
   }
 
   private static long milli(double v) {
@@ -162,7 +175,7 @@ public final class InjectionTrainer {
         double g = (p - (e.positive() ? 1 : 0)) * (e.positive() ? posWeight : 1);
         int from = (int) b[1];
         int to = (int) b[2];
-        for (int k = from * 3; k < to * 3; k++) {
+        for (int k = from * PER_TOKEN; k < to * PER_TOKEN; k++) {
           int f = e.features()[k];
           w[f] -= rate * (g + L2 * w[f]);
         }
@@ -175,15 +188,16 @@ public final class InjectionTrainer {
    * The best window as the classifier finds it: {score, first token, token after the last}.
    */
   static double[] best(double[] w, int[] features) {
-    int tokens = features.length / 3;
+    int tokens = features.length / PER_TOKEN;
     double bias = w[InjectionFeatures.BUCKETS];
     if (tokens == 0) {
       return new double[] {bias, 0, 0};
     }
     double[] c = new double[tokens];
     for (int t = 0; t < tokens; t++) {
-      c[t] = (float) w[features[3 * t]] + (float) w[features[3 * t + 1]]
-          + (float) w[features[3 * t + 2]];
+      int k = PER_TOKEN * t;
+      c[t] = (float) w[features[k]] + (float) w[features[k + 1]] + (float) w[features[k + 2]]
+          + (float) w[features[k + 3]] + (float) w[features[k + 4]];
     }
     double sum = 0;
     double best = Double.NEGATIVE_INFINITY;

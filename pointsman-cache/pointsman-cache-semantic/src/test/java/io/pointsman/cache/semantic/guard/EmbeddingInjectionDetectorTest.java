@@ -131,7 +131,8 @@ class EmbeddingInjectionDetectorTest {
   void heldOutFiguresAreTheCommittedOnesAndStayAtTheirFloors() throws IOException {
     EmbeddingInjectionDetector d = EmbeddingInjectionDetector.parse(embedder, committedModel());
     String csv = "part,config,group,texts,blocked,blocked_share\n" + measure("fresh", d)
-        + measure("heldout", d) + measure("tuning", d);
+        + measure("heldout", d) + measure("third", d) + measure("framework-heldout", d)
+        + measure("framework-fresh", d) + measure("tuning", d);
     if (Boolean.getBoolean("guardrail.writeQuality")) {
       Files.writeString(QUALITY, csv, StandardCharsets.UTF_8);
     }
@@ -149,16 +150,17 @@ class EmbeddingInjectionDetectorTest {
   }
 
   /**
-   * Floors at the figures measured in the one scoring of the fresh part (recall at least, share
-   * of benign texts blocked at most), so that a regression fails the build. They are not the
+   * Floors at the committed figures (recall at least, share of benign texts blocked at most), so
+   * that a regression fails the build. They are not the
    * goal of 0.90 / 0.02, which no configuration meets.
    */
   static final Map<String, Double> FLOORS = Map.of(
-      "fresh embedding attack.all", 0.67, "fresh embedding benign.all", 0.078,
-      "fresh default-chain attack.all", 0.35, "fresh default-chain benign.all", 0.009,
-      "fresh default-chain+embedding attack.all", 0.75,
-      "fresh default-chain+embedding benign.all", 0.087,
-      "heldout embedding attack.all", 0.72, "heldout embedding benign.all", 0.153);
+      "fresh embedding attack.all", 0.56, "fresh embedding benign.all", 0.048,
+      "fresh default-chain attack.all", 0.56, "fresh default-chain benign.all", 0.009,
+      "fresh default-chain+embedding attack.all", 0.78,
+      "fresh default-chain+embedding benign.all", 0.057,
+      "heldout embedding attack.all", 0.58, "heldout embedding benign.all", 0.099,
+      "third embedding attack.all", 0.61, "third embedding benign.all", 0.035);
 
   @Test
   void scanReportsTheBestWindowAndAgreesWithTheScore() {
