@@ -1,9 +1,11 @@
 package io.pointsman.jmh.harness;
 
+import io.pointsman.httpclient5.ApacheHttpTransport;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.Message;
 import io.pointsman.provider.Credential;
 import io.pointsman.provider.OpenAiProvider;
+import io.pointsman.provider.http.HttpTransport;
 import io.pointsman.provider.testing.FixtureResponse;
 import io.pointsman.provider.testing.HttpFixtureServer;
 import io.pointsman.spi.Deployment;
@@ -51,6 +53,8 @@ import org.apache.hc.core5.util.Timeout;
  *       {@code java.net.http.HttpClient}, so the adapter's body handler, timeouts and JSON
  *       encoding and decoding are included (its request body is printed as
  *       {@code request_bytes});</li>
+ *   <li>{@code provider-apache}: the same adapter over {@code pointsman-httpclient5}'s
+ *       {@link ApacheHttpTransport};</li>
  *   <li>{@code jdk}: the JDK client alone (HTTP/1.1, {@code send} on the calling thread,
  *       {@code ofByteArray}), the same 164 B body as the next arms;</li>
  *   <li>{@code apache}: Apache HttpClient 5 classic, blocking on the calling thread, a
@@ -68,7 +72,10 @@ import org.apache.hc.core5.util.Timeout;
  * jdk provider), every run printed and written to {@code runs.csv}. Run with:
  * {@code mvn -B -q -pl pointsman-jmh -am package -DskipTests && java -cp
  * pointsman-jmh/target/benchmarks.jar io.pointsman.jmh.harness.ClientChoice
- * --rates=500,1000,2000,3000 --seconds=10 --warmup=20 --out=pointsman-jmh/results/client}
+ * --rates=500,1000,2000,3000 --seconds=10 --warmup=20 --out=pointsman-jmh/results/client}; the
+ * adapter over each transport ({@code pointsman-jmh/results/client/adapter}) with the same
+ * options and {@code --order=provider,provider-apache,provider-apache,provider
+ * --out=pointsman-jmh/results/client/adapter}.
  */
 public final class ClientChoice {
   /** The fixture's answer: a chat completion of 242 bytes. */
@@ -197,7 +204,9 @@ public final class ClientChoice {
     URI uri = URI.create(base + "/chat/completions");
     int[] requestBytes = {BODY.length()};
     OpenLoop.Request one = switch (arm) {
-      case "provider" -> provider(base, requestBytes);
+      case "provider" -> provider(base, requestBytes, null);
+      case "provider-apache" -> provider(base, requestBytes,
+          ApacheHttpTransport.builder().build());
       case "jdk" -> jdk(uri);
       case "apache" -> apache(uri);
       case "okhttp" -> okhttp(uri);
@@ -236,9 +245,14 @@ public final class ClientChoice {
     return Long.parseLong(f[11]) + Long.parseLong(f[12]);
   }
 
-  private static OpenLoop.Request provider(URI base, int[] requestBytes) throws Exception {
-    OpenAiProvider p = OpenAiProvider.builder().baseUri(base).credential(Credential.of(KEY))
-        .build();
+  private static OpenLoop.Request provider(URI base, int[] requestBytes,
+      HttpTransport transport) throws Exception {
+    OpenAiProvider.Builder b = OpenAiProvider.builder().baseUri(base)
+        .credential(Credential.of(KEY));
+    if (transport != null) {
+      b.transport(transport);
+    }
+    OpenAiProvider p = b.build();
     ChatRequest request = ChatRequest.builder().model("gpt-4o-mini")
         .addMessage(Message.user(PROMPT)).build();
     ProviderCall call = new ProviderCall("req-1", "evt-1",
