@@ -28,6 +28,7 @@ import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 
 /**
@@ -49,13 +50,17 @@ import org.apache.hc.core5.util.Timeout;
  * {@link HttpTimeoutException} or {@link InterruptedException}. {@link HttpExchange#abort} does
  * the same from any thread. A stream's body is read as the reader asks for it, so a slow reader
  * holds back only its own connection (TCP flow control). A body read to its end puts the
- * connection back in the pool; one abandoned earlier closes it. Automatic retries, redirects,
- * cookies and content decompression are off: retrying an attempt is the gateway's decision.
+ * connection back in the pool; one abandoned earlier closes it; a pooled connection idle for
+ * more than a second is checked for a close by the server before it is reused. Automatic
+ * retries, redirects, cookies and content decompression are off: retrying an attempt is the
+ * gateway's decision.
  */
 public final class ApacheHttpTransport implements HttpTransport, AutoCloseable {
   /** Headers the client writes itself. */
   private static final Set<String> OWN_HEADERS = Set.of("content-length", "host",
       "transfer-encoding", "connection");
+  /** Idle time after which a pooled connection is checked for a close before reuse. */
+  private static final TimeValue VALIDATE_AFTER_INACTIVITY = TimeValue.ofSeconds(1);
   private final CloseableHttpClient client;
   private final Watchdog watchdog;
 
@@ -65,7 +70,10 @@ public final class ApacheHttpTransport implements HttpTransport, AutoCloseable {
         .setDefaultConnectionConfig(ConnectionConfig.custom()
             .setConnectTimeout(Timeout.of(b.connectTimeout))
             // Reads are bounded by the watchdog, not by the socket.
-            .setSocketTimeout(Timeout.DISABLED).build())
+            .setSocketTimeout(Timeout.DISABLED)
+            // A connection idle for longer is checked before reuse: a provider closes idle
+            // connections, and a POST sent into a closed one fails with an unknown outcome.
+            .setValidateAfterInactivity(VALIDATE_AFTER_INACTIVITY).build())
         .build();
     this.client = HttpClients.custom().setConnectionManager(pool)
         .setDefaultRequestConfig(RequestConfig.custom().setResponseTimeout(Timeout.DISABLED)

@@ -138,6 +138,21 @@ abstract class TransportContract {
   }
 
   @Test
+  void aRefusedConnectionIsNotSent() throws Exception {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1,
+        java.net.InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    OpenAiProvider p = OpenAiProvider.builder()
+        .baseUri(java.net.URI.create("http://127.0.0.1:" + port)).timeouts(SHORT)
+        .transport(opened(SHORT)).build();
+    ProviderException e = failureOf(() -> p.send(call(false)));
+    assertThat(ProviderErrorKind.of(e)).isEqualTo(ProviderErrorKind.NOT_SENT);
+    assertThat(e.billing()).isEqualTo(Billing.NOT_BILLED);
+  }
+
+  @Test
   void noHeadersWithinTheFirstByteTimeoutIsNoResponse() {
     server.enqueue(FixtureResponse.json(200, COMPLETION).headersDelay(Duration.ofSeconds(5)));
     ProviderException e = failureOf(() -> openAi(new HttpTimeouts(Duration.ofSeconds(2),

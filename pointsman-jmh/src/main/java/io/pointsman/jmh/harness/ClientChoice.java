@@ -72,8 +72,9 @@ import org.apache.hc.core5.util.Timeout;
  * jdk provider), every run printed and written to {@code runs.csv}. Run with:
  * {@code mvn -B -q -pl pointsman-jmh -am package -DskipTests && java -cp
  * pointsman-jmh/target/benchmarks.jar io.pointsman.jmh.harness.ClientChoice
- * --rates=500,1000,2000,3000 --seconds=10 --warmup=20 --out=pointsman-jmh/results/client}; the
- * adapter over each transport ({@code pointsman-jmh/results/client/adapter}) with the same
+ * --rates=500,1000,2000,3000 --seconds=10 --warmup=20 --out=pointsman-jmh/results/client} (a
+ * second run of it: {@code --out=pointsman-jmh/results/client/run2}); the adapter over each
+ * transport ({@code pointsman-jmh/results/client/adapter}) with the same
  * options and {@code --order=provider,provider-apache,provider-apache,provider
  * --out=pointsman-jmh/results/client/adapter}.
  */
