@@ -24,6 +24,7 @@ module io.pointsman.core {
   exports io.pointsman.model;
   exports io.pointsman.model.anthropic;
   exports io.pointsman.provider;
+  exports io.pointsman.provider.http;
   exports io.pointsman.route;
   exports io.pointsman.spi;
 

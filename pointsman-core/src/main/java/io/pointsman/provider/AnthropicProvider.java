@@ -9,9 +9,9 @@ import io.pointsman.Clock;
 import io.pointsman.model.ChatChunk;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.ChatResponse;
+import io.pointsman.model.Choice;
 import io.pointsman.model.ChunkChoice;
 import io.pointsman.model.ChunkDelta;
-import io.pointsman.model.Choice;
 import io.pointsman.model.Content;
 import io.pointsman.model.ContentPart;
 import io.pointsman.model.FunctionCall;
@@ -23,6 +23,8 @@ import io.pointsman.model.Tool;
 import io.pointsman.model.ToolCall;
 import io.pointsman.model.Usage;
 import io.pointsman.model.anthropic.AnthropicMessages;
+import io.pointsman.provider.http.HttpTransport;
+import io.pointsman.provider.http.JdkHttpTransport;
 import io.pointsman.spi.ChunkSink;
 import io.pointsman.spi.Provider;
 import io.pointsman.spi.ProviderCall;
@@ -88,9 +90,14 @@ public final class AnthropicProvider implements Provider {
     this.credential = b.credential;
     this.defaultMaxTokens = b.defaultMaxTokens;
     this.headers = Map.copyOf(b.headers);
-    HttpClient client = b.httpClient != null ? b.httpClient
-        : ProviderTransport.defaultClient(b.timeouts);
-    this.transport = new ProviderTransport(b.name, client, b.timeouts, b.clock);
+    if (b.httpTransport != null) {
+      this.transport = new ProviderTransport(b.name, b.httpTransport, b.timeouts, b.clock,
+          ProviderTransport.MAX_BODY);
+    } else {
+      HttpClient client = b.httpClient != null ? b.httpClient
+          : ProviderTransport.defaultClient(b.timeouts);
+      this.transport = new ProviderTransport(b.name, client, b.timeouts, b.clock);
+    }
     this.maxStreamContent = b.maxStreamContent;
   }
 
@@ -596,7 +603,7 @@ public final class AnthropicProvider implements Provider {
         .header("content-type", "application/json")
         .header("accept", stream ? "text/event-stream" : "application/json")
         .header("anthropic-version", version)
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        .POST(ProviderTransport.body(body));
     if (key != null) {
       b.header("x-api-key", key);
     }
@@ -622,6 +629,7 @@ public final class AnthropicProvider implements Provider {
     private final Map<String, String> headers = new LinkedHashMap<>();
     private HttpTimeouts timeouts = HttpTimeouts.ofDefaults();
     private HttpClient httpClient;
+    private HttpTransport httpTransport;
     private Clock clock = Clock.system();
     private int maxStreamContent = StreamAssembler.DEFAULT_MAX_CONTENT;
 
@@ -756,6 +764,24 @@ public final class AnthropicProvider implements Provider {
      */
     public Builder httpClient(HttpClient value) {
       this.httpClient = Objects.requireNonNull(value, "httpClient");
+      this.httpTransport = null;
+      return this;
+    }
+
+    /**
+     * Sends every attempt through another HTTP transport than the JDK's client (for example
+     * {@code pointsman-httpclient5}'s). The adapter's timeouts, body caps, stream
+     * back-pressure and error mapping stay the same, except the connect timeout, which is the
+     * transport's own. Replaces {@link #httpClient}; a {@link JdkHttpTransport} is the same
+     * as {@code httpClient(transport.client())}.
+     *
+     * @param value the transport
+     * @return this builder
+     * @throws NullPointerException if value is null
+     */
+    public Builder transport(HttpTransport value) {
+      this.httpTransport = Objects.requireNonNull(value, "transport");
+      this.httpClient = null;
       return this;
     }
 

@@ -9,6 +9,8 @@ import io.pointsman.model.EmbeddingRequest;
 import io.pointsman.model.EmbeddingResponse;
 import io.pointsman.model.Json;
 import io.pointsman.model.StreamOptions;
+import io.pointsman.provider.http.HttpTransport;
+import io.pointsman.provider.http.JdkHttpTransport;
 import io.pointsman.spi.ChunkSink;
 import io.pointsman.spi.EmbeddingCall;
 import io.pointsman.spi.EmbeddingReply;
@@ -77,9 +79,14 @@ public final class OpenAiProvider implements Provider {
     this.credential = b.credential;
     this.headers = Map.copyOf(b.headers);
     this.legacyMaxTokens = b.legacyMaxTokens;
-    HttpClient client = b.httpClient != null ? b.httpClient
-        : ProviderTransport.defaultClient(b.timeouts);
-    this.transport = new ProviderTransport(b.name, client, b.timeouts, b.clock);
+    if (b.httpTransport != null) {
+      this.transport = new ProviderTransport(b.name, b.httpTransport, b.timeouts, b.clock,
+          ProviderTransport.MAX_BODY);
+    } else {
+      HttpClient client = b.httpClient != null ? b.httpClient
+          : ProviderTransport.defaultClient(b.timeouts);
+      this.transport = new ProviderTransport(b.name, client, b.timeouts, b.clock);
+    }
     this.maxStreamContent = b.maxStreamContent;
   }
 
@@ -172,7 +179,7 @@ public final class OpenAiProvider implements Provider {
         embeddingsEndpoint(call.deployment().providerModel()))
         .header("content-type", "application/json")
         .header("accept", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        .POST(ProviderTransport.body(body));
     authorize(http, key);
     ProviderTransport.Response response = transport.exchange(http, call.deadline(), false);
     if (response.status >= 300) {
@@ -338,7 +345,7 @@ public final class OpenAiProvider implements Provider {
     HttpRequest.Builder b = HttpRequest.newBuilder(endpoint(call.deployment().providerModel()))
         .header("content-type", "application/json")
         .header("accept", request.isStream() ? "text/event-stream" : "application/json")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        .POST(ProviderTransport.body(body));
     authorize(b, key);
     return b;
   }
@@ -373,6 +380,7 @@ public final class OpenAiProvider implements Provider {
     private final Map<String, String> headers = new LinkedHashMap<>();
     private HttpTimeouts timeouts = HttpTimeouts.ofDefaults();
     private HttpClient httpClient;
+    private HttpTransport httpTransport;
     private Clock clock = Clock.system();
     private int maxStreamContent = StreamAssembler.DEFAULT_MAX_CONTENT;
     private boolean legacyMaxTokens;
@@ -502,6 +510,24 @@ public final class OpenAiProvider implements Provider {
      */
     public Builder httpClient(HttpClient value) {
       this.httpClient = Objects.requireNonNull(value, "httpClient");
+      this.httpTransport = null;
+      return this;
+    }
+
+    /**
+     * Sends every attempt through another HTTP transport than the JDK's client (for example
+     * {@code pointsman-httpclient5}'s). The adapter's timeouts, body caps, stream
+     * back-pressure and error mapping stay the same, except the connect timeout, which is the
+     * transport's own. Replaces {@link #httpClient}; a {@link JdkHttpTransport} is the same
+     * as {@code httpClient(transport.client())}.
+     *
+     * @param value the transport
+     * @return this builder
+     * @throws NullPointerException if value is null
+     */
+    public Builder transport(HttpTransport value) {
+      this.httpTransport = Objects.requireNonNull(value, "transport");
+      this.httpClient = null;
       return this;
     }
 

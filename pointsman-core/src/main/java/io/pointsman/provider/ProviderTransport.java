@@ -1,6 +1,10 @@
 package io.pointsman.provider;
 
 import io.pointsman.Clock;
+import io.pointsman.provider.http.HttpExchange;
+import io.pointsman.provider.http.HttpTransport;
+import io.pointsman.provider.http.HttpTransportRequest;
+import io.pointsman.provider.http.JdkHttpTransport;
 import io.pointsman.spi.ProviderCall;
 import io.pointsman.spi.ProviderException;
 import java.io.IOException;
@@ -8,6 +12,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,6 +41,10 @@ import java.util.function.Consumer;
  * thread buffer list by buffer list; the client may deliver at most {@link #STREAM_WINDOW}
  * lists ahead of it, so a slow reader holds back only its own connection and holds at most
  * that much in memory.
+ *
+ * <p>Given another {@link HttpTransport} than the JDK's, the same limits are applied through
+ * its {@link HttpExchange}: a whole body is pulled into one array up to its cap, a stream piece
+ * by piece, each read waiting at most until the between-chunk or the total deadline.
  */
 final class ProviderTransport {
   /** An error body larger than this is cut: only its message matters. */
@@ -51,8 +60,13 @@ final class ProviderTransport {
   static final long DRAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
   /** How much of a stream is read and dropped after the protocol's end, at most. */
   static final long MAX_DRAIN = 64 * 1024;
+  /** The pulled path's read size for a stream. */
+  static final int STREAM_READ = 8 * 1024;
   private final String name;
+  /** Null when {@link #plugged} carries the exchange. */
   private final HttpClient client;
+  /** Another transport than the JDK's; null for the JDK's own path. */
+  private final HttpTransport plugged;
   private final HttpTimeouts timeouts;
   private final Clock clock;
   private final int maxBody;
@@ -66,9 +80,57 @@ final class ProviderTransport {
       int maxBody) {
     this.name = name;
     this.client = client;
+    this.plugged = null;
     this.timeouts = timeouts;
     this.clock = clock;
     this.maxBody = maxBody;
+  }
+
+  /**
+   * Over a transport: the JDK's ({@link JdkHttpTransport}) takes the JDK path, any other the
+   * pulled path.
+   */
+  ProviderTransport(String name, HttpTransport transport, HttpTimeouts timeouts, Clock clock,
+      int maxBody) {
+    this.name = name;
+    if (transport instanceof JdkHttpTransport jdk) {
+      this.client = jdk.client();
+      this.plugged = null;
+    } else {
+      this.client = null;
+      this.plugged = Objects.requireNonNull(transport, "transport");
+    }
+    this.timeouts = timeouts;
+    this.clock = clock;
+    this.maxBody = maxBody;
+  }
+
+  /**
+   * The body of a request, as the adapters send it: a byte array that the pulled path hands to
+   * its transport as it is.
+   */
+  static HttpRequest.BodyPublisher body(byte[] bytes) {
+    return new Body(bytes);
+  }
+
+  private static final class Body implements HttpRequest.BodyPublisher {
+    final byte[] bytes;
+    private final HttpRequest.BodyPublisher delegate;
+
+    Body(byte[] bytes) {
+      this.bytes = bytes;
+      this.delegate = HttpRequest.BodyPublishers.ofByteArray(bytes);
+    }
+
+    @Override
+    public long contentLength() {
+      return bytes.length;
+    }
+
+    @Override
+    public void subscribe(Flow.Subscriber<? super ByteBuffer> subscriber) {
+      delegate.subscribe(subscriber);
+    }
   }
 
   static HttpClient defaultClient(HttpTimeouts timeouts) {
@@ -96,14 +158,24 @@ final class ProviderTransport {
     /** The whole body (cut at {@link #MAX_ERROR_BODY} for an error); null for a stream. */
     final byte[] body;
     final StreamBody stream;
+    /** A success stream over a plugged transport; null otherwise. */
+    final HttpExchange exchange;
     final long deadlineNanos;
+    /** The pulled path's read buffer (reader thread only). */
+    private byte[] readBuffer;
 
     Response(int status, HttpHeaders headers, byte[] body, StreamBody stream,
         long deadlineNanos) {
+      this(status, headers, body, stream, null, deadlineNanos);
+    }
+
+    Response(int status, HttpHeaders headers, byte[] body, StreamBody stream,
+        HttpExchange exchange, long deadlineNanos) {
       this.status = status;
       this.headers = headers;
       this.body = body;
       this.stream = stream;
+      this.exchange = exchange;
       this.deadlineNanos = deadlineNanos;
     }
 
@@ -111,6 +183,9 @@ final class ProviderTransport {
     void cancel() {
       if (stream != null) {
         stream.cancel();
+      }
+      if (exchange != null) {
+        exchange.abort();
       }
     }
   }
@@ -146,6 +221,9 @@ final class ProviderTransport {
       throw ProviderException.notSent("[" + ProviderException.Kind.NOT_SENT.code() + "] " + name
           + ": the request could not be sent (" + e.getClass().getSimpleName() + ")", e);
     }
+    if (plugged != null) {
+      return exchangePulled(built, stream, firstByte, deadline);
+    }
     Handler handler = new Handler(stream, maxBody);
     // send, not sendAsync: the future sendAsync returns completes only after a hop to
     // CompletableFuture's default executor, which on a machine with fewer than three cores
@@ -176,6 +254,119 @@ final class ProviderTransport {
     }
     return new Response(response.statusCode(), response.headers(), awaitWhole(whole, deadline),
         null, deadline);
+  }
+
+  private Response exchangePulled(HttpRequest built, boolean stream, long firstByte,
+      long deadline) {
+    byte[] bytes = built.bodyPublisher().map(p -> p instanceof Body b ? b.bytes : null)
+        .orElse(new byte[0]);
+    if (bytes == null) {
+      throw ProviderException.notSent("[" + ProviderException.Kind.NOT_SENT.code() + "] " + name
+          + ": the request's body is not a byte array", null);
+    }
+    HttpExchange ex;
+    try {
+      ex = plugged.send(new HttpTransportRequest(built.method(), built.uri(), built.headers(),
+          bytes, Duration.ofNanos(firstByte), stream));
+    } catch (IOException e) {
+      throw ProviderErrors.fromSendFailure(name, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw ProviderErrors.interrupted(name, "interrupted while waiting for the response", e);
+    } catch (IllegalArgumentException | SecurityException e) {
+      throw ProviderException.notSent("[" + ProviderException.Kind.NOT_SENT.code() + "] " + name
+          + ": the request could not be sent (" + e.getClass().getSimpleName() + ")", e);
+    }
+    int status = ex.status();
+    if (stream && status < 300) {
+      return new Response(status, ex.headers(), null, null, ex, deadline);
+    }
+    return new Response(status, ex.headers(), readWhole(ex, status >= 300, deadline), null,
+        deadline);
+  }
+
+  /**
+   * Pulls a whole body into one array, with the same caps and timeouts as the JDK path: a
+   * success body over the cap is refused, an error body is cut at its cap, and an error body
+   * that breaks off or stalls keeps what arrived.
+   */
+  private byte[] readWhole(HttpExchange ex, boolean error, long deadline) {
+    int cap = error ? MAX_ERROR_BODY : maxBody;
+    long length;
+    try {
+      length = ex.headers().firstValueAsLong("content-length").orElse(0);
+    } catch (NumberFormatException e) {
+      length = 0;
+    }
+    byte[] bytes = new byte[(int) Math.max(0, Math.min(length, Math.min(cap,
+        Handler.PRESIZE_LIMIT)))];
+    int size = 0;
+    byte[] one = new byte[1];
+    long betweenChunks = timeouts.betweenChunks().toNanos();
+    try {
+      while (true) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          ex.abort();
+          if (error) {
+            return Arrays.copyOf(bytes, size);
+          }
+          throw ProviderErrors.interrupted(name, "the attempt's total time ran out", null);
+        }
+        long wait = Math.min(left, betweenChunks);
+        if (size == cap && error) {
+          ex.abort();
+          return bytes;
+        }
+        // Full (at the cap, or at the announced length): one more byte is probed for rather
+        // than growing the array; at the cap it means too large.
+        boolean probe = size == bytes.length && (size == cap || size == length);
+        if (size == bytes.length && !probe) {
+          bytes = Arrays.copyOf(bytes, (int) Math.min(cap, Math.max(8192L, 2L * size)));
+        }
+        int n;
+        try {
+          n = probe ? ex.read(one, 0, 1, wait) : ex.read(bytes, size, bytes.length - size, wait);
+        } catch (HttpTimeoutException e) {
+          ex.abort();
+          if (error) {
+            return Arrays.copyOf(bytes, size);
+          }
+          throw ProviderErrors.interrupted(name, wait == left
+              ? "the attempt's total time ran out" : "no data within the between-chunk timeout",
+              e);
+        }
+        if (probe && n > 0) {
+          if (size == cap) {
+            ex.abort();
+            throw ProviderErrors.undecodable(name, "the response exceeds " + maxBody
+                + " bytes", null);
+          }
+          // More than announced: keep reading.
+          bytes = Arrays.copyOf(bytes, (int) Math.min(cap, Math.max(8192L, 2L * size)));
+          bytes[size] = one[0];
+        }
+        if (n < 0) {
+          ex.close();
+          return size == bytes.length ? bytes : Arrays.copyOf(bytes, size);
+        }
+        size += n;
+      }
+    } catch (InterruptedException e) {
+      ex.abort();
+      Thread.currentThread().interrupt();
+      throw ProviderErrors.interrupted(name, "interrupted while reading the response", e);
+    } catch (IOException e) {
+      ex.abort();
+      if (error) {
+        return Arrays.copyOf(bytes, size);
+      }
+      throw ProviderErrors.interrupted(name, "the response body broke off ("
+          + e.getClass().getSimpleName() + ")", e);
+    } catch (RuntimeException e) {
+      ex.abort();
+      throw e;
+    }
   }
 
   /**
@@ -244,6 +435,9 @@ final class ProviderTransport {
    */
   boolean stream(Response response, Consumer<ByteBuffer> consumer, BooleanSupplier stop,
       BooleanSupplier finished) {
+    if (response.exchange != null) {
+      return streamPulled(response, consumer, stop, finished);
+    }
     List<ByteBuffer> buffers;
     while ((buffers = next(response)) != null) {
       for (ByteBuffer b : buffers) {
@@ -264,6 +458,83 @@ final class ProviderTransport {
       }
     }
     return true;
+  }
+
+  private boolean streamPulled(Response response, Consumer<ByteBuffer> consumer,
+      BooleanSupplier stop, BooleanSupplier finished) {
+    if (response.readBuffer == null) {
+      response.readBuffer = new byte[STREAM_READ];
+    }
+    byte[] buf = response.readBuffer;
+    int n;
+    while ((n = nextPulled(response, buf)) >= 0) {
+      try {
+        // The consumers copy what they keep, so the buffer is read into again.
+        consumer.accept(ByteBuffer.wrap(buf, 0, n));
+      } catch (RuntimeException e) {
+        response.cancel();
+        throw e;
+      }
+      if (stop.getAsBoolean()) {
+        if (finished.getAsBoolean()) {
+          drainPulled(response);
+        } else {
+          response.cancel();
+        }
+        return false;
+      }
+    }
+    response.exchange.close();
+    return true;
+  }
+
+  private int nextPulled(Response response, byte[] buf) {
+    HttpExchange ex = response.exchange;
+    long left = response.deadlineNanos - System.nanoTime();
+    if (left <= 0) {
+      ex.abort();
+      throw ProviderErrors.interrupted(name, "the attempt's total time ran out", null);
+    }
+    long wait = Math.min(left, timeouts.betweenChunks().toNanos());
+    try {
+      return ex.read(buf, 0, buf.length, wait);
+    } catch (HttpTimeoutException e) {
+      ex.abort();
+      throw ProviderErrors.interrupted(name, wait == left ? "the attempt's total time ran out"
+          : "no data within the between-chunk timeout", e);
+    } catch (InterruptedException e) {
+      ex.abort();
+      Thread.currentThread().interrupt();
+      throw ProviderErrors.interrupted(name, "interrupted while reading the response", e);
+    } catch (IOException | RuntimeException e) {
+      ex.abort();
+      throw ProviderErrors.interrupted(name, "the response body broke off ("
+          + e.getClass().getSimpleName() + ")", e);
+    }
+  }
+
+  private static void drainPulled(Response response) {
+    HttpExchange ex = response.exchange;
+    long until = Math.min(System.nanoTime() + DRAIN_NANOS, response.deadlineNanos);
+    long dropped = 0;
+    byte[] buf = response.readBuffer;
+    try {
+      int n;
+      while ((n = ex.read(buf, 0, buf.length, Math.max(1, until - System.nanoTime()))) >= 0) {
+        dropped += n;
+        if (dropped > MAX_DRAIN) {
+          ex.abort();
+          return;
+        }
+      }
+      ex.close();
+    } catch (InterruptedException e) {
+      ex.abort();
+      Thread.currentThread().interrupt();
+    } catch (IOException | RuntimeException e) {
+      // Timed out or broke off after the protocol's end: the answer is complete regardless.
+      ex.abort();
+    }
   }
 
   private static void drain(Response response) {

@@ -33,13 +33,18 @@ class ProviderTransportTest {
         + "\"content\":\"hi\"}]}"));
   }
 
-  private Provider openAi(HttpTimeouts timeouts) {
+  /** The adapter under test; {@link ProviderTransportPulledTest} sends through the SPI. */
+  Provider openAi(HttpTimeouts timeouts) {
     return OpenAiProvider.builder().baseUri(server.uri()).timeouts(timeouts).build();
   }
 
-  private ProviderTransport transport(int maxBody) {
+  ProviderTransport transport(int maxBody) {
     return new ProviderTransport("t", ProviderTransport.defaultClient(Fixtures.SHORT),
         Fixtures.SHORT, Clock.system(), maxBody);
+  }
+
+  HttpFixtureServer server() {
+    return server;
   }
 
   private HttpRequest.Builder post() {

@@ -33,11 +33,20 @@ class StatusClassificationTest {
     server.close();
   }
 
+  /** The adapters' builders; {@link StatusClassificationPulledTest} sends through the SPI. */
+  OpenAiProvider.Builder openAiBuilder() {
+    return OpenAiProvider.builder();
+  }
+
+  AnthropicProvider.Builder anthropicBuilder() {
+    return AnthropicProvider.builder();
+  }
+
   private List<Provider> adapters() {
     return List.of(
-        OpenAiProvider.builder().baseUri(server.uri()).credential(Credential.of("sk-x"))
+        openAiBuilder().baseUri(server.uri()).credential(Credential.of("sk-x"))
             .timeouts(Fixtures.SHORT).build(),
-        AnthropicProvider.builder().baseUri(server.uri()).credential(Credential.of("sk-x"))
+        anthropicBuilder().baseUri(server.uri()).credential(Credential.of("sk-x"))
             .timeouts(Fixtures.SHORT).build());
   }
 
@@ -140,8 +149,8 @@ class StatusClassificationTest {
     }
     java.net.URI closed = java.net.URI.create("http://127.0.0.1:" + port);
     for (Provider provider : List.<Provider>of(
-        OpenAiProvider.builder().baseUri(closed).timeouts(Fixtures.SHORT).build(),
-        AnthropicProvider.builder().baseUri(closed).timeouts(Fixtures.SHORT).build())) {
+        openAiBuilder().baseUri(closed).timeouts(Fixtures.SHORT).build(),
+        anthropicBuilder().baseUri(closed).timeouts(Fixtures.SHORT).build())) {
       ProviderException refused = Fixtures.failureOf(() -> provider.send(plainCall()));
       assertThat(refused.billing()).as(provider.toString()).isEqualTo(Billing.NOT_BILLED);
       assertThat(ProviderErrorKind.of(refused)).isEqualTo(ProviderErrorKind.NOT_SENT);

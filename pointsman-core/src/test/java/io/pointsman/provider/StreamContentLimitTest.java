@@ -45,13 +45,22 @@ class StreamContentLimitTest {
         + ",\"finish_reason\":null}]}\n\n";
   }
 
+  /** The adapters' builders; {@link StreamContentLimitPulledTest} sends through the SPI. */
+  OpenAiProvider.Builder openAiBuilder() {
+    return OpenAiProvider.builder();
+  }
+
+  AnthropicProvider.Builder anthropicBuilder() {
+    return AnthropicProvider.builder();
+  }
+
   private OpenAiProvider openAi(int limit) {
-    return OpenAiProvider.builder().baseUri(server.uri()).timeouts(Fixtures.SHORT)
+    return openAiBuilder().baseUri(server.uri()).timeouts(Fixtures.SHORT)
         .maxStreamContent(limit).build();
   }
 
   private AnthropicProvider anthropic(int limit) {
-    return AnthropicProvider.builder().baseUri(server.uri()).timeouts(Fixtures.SHORT)
+    return anthropicBuilder().baseUri(server.uri()).timeouts(Fixtures.SHORT)
         .maxStreamContent(limit).build();
   }
 

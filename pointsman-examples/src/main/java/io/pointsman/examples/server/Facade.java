@@ -1,28 +1,29 @@
 package io.pointsman.examples.server;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.pointsman.Clock;
 import io.pointsman.Gateway;
+import io.pointsman.PointsmanException;
+import io.pointsman.Stages;
+import io.pointsman.Status;
+import io.pointsman.accounting.Durability;
 import io.pointsman.auth.InMemoryKeyStore;
 import io.pointsman.auth.KeySpec;
 import io.pointsman.cache.exact.CaffeineExactCache;
 import io.pointsman.cache.redis.RedisConnection;
 import io.pointsman.catalog.ModelCatalog;
 import io.pointsman.catalog.ModelSpec;
-import io.pointsman.journal.JournalAccounting;
-import com.fasterxml.jackson.databind.JsonNode;
-import io.pointsman.PointsmanException;
-import io.pointsman.Stages;
-import io.pointsman.Status;
-import io.pointsman.model.ChatRequest;
 import io.pointsman.examples.LedgerDatabase;
+import io.pointsman.httpclient5.ApacheHttpTransport;
+import io.pointsman.journal.JournalAccounting;
 import io.pointsman.ledger.HoldDecision;
 import io.pointsman.ledger.PostgresLedger;
 import io.pointsman.ledger.PostgresSettlement;
-import io.pointsman.accounting.Durability;
 import io.pointsman.limits.CounterLimiter;
 import io.pointsman.limits.InProcessCounterStore;
 import io.pointsman.limits.Scope;
 import io.pointsman.limits.redis.RedisCounterStore;
+import io.pointsman.model.ChatRequest;
 import io.pointsman.model.Usage;
 import io.pointsman.provider.Credential;
 import io.pointsman.provider.OpenAiProvider;
@@ -93,6 +94,8 @@ public final class Facade implements AutoCloseable {
   private final FacadeGauges gauges;
   private final int recoveredInterrupted;
   private final int recoveredResettled;
+  /** The upstream provider's HTTP transport; null with the in-process fixture provider. */
+  private ApacheHttpTransport upstreamHttp;
 
   private Facade(FacadeConfig config) {
     this(config, null);
@@ -182,9 +185,13 @@ public final class Facade implements AutoCloseable {
       } else {
         String secret = upstreamSecret != null ? upstreamSecret
             : System.getenv(config.upstreamKeyEnv());
+        // Apache HttpClient 5 classic: each attempt is sent and read on the calling thread, no
+        // hand-off to the JDK client's selector and worker threads (docs/providers.md).
+        upstreamHttp = ApacheHttpTransport.builder().build();
         gb.provider("upstream", OpenAiProvider.builder().name("upstream")
             .baseUri(URI.create(config.upstream()))
             .credential(Credential.of(secret == null || secret.isBlank() ? "unset" : secret))
+            .transport(upstreamHttp)
             .build());
         for (FacadeConfig.ModelEntry m : config.models()) {
           gb.deployment(Deployment.of("upstream-" + m.name(), "upstream", m.name()));
@@ -224,7 +231,7 @@ public final class Facade implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     } catch (RuntimeException | Error e) {
-      closeQuietly(sampled, monitor, built, shared, countersConn, db);
+      closeQuietly(sampled, monitor, built, upstreamHttp, shared, countersConn, db);
       throw e;
     }
   }
@@ -462,7 +469,7 @@ public final class Facade implements AutoCloseable {
       // Stops the housekeeping, drains the journal into PostgreSQL, closes the cache.
       gateway.close();
     } finally {
-      closeQuietly(redis, counters, database);
+      closeQuietly(upstreamHttp, redis, counters, database);
     }
   }
 

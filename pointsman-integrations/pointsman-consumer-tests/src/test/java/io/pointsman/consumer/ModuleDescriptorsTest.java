@@ -31,6 +31,7 @@ class ModuleDescriptorsTest {
   private static final Map<String, String> AUTOMATIC = Map.of(
       "pointsman-core-testing", "io.pointsman.core.testing",
       "pointsman-ledger-testing", "io.pointsman.ledger.testing",
+      "pointsman-httpclient5", "io.pointsman.httpclient5",
       "pointsman-micrometer", "io.pointsman.micrometer",
       "pointsman-opentelemetry", "io.pointsman.opentelemetry",
       "pointsman-langchain4j", "io.pointsman.langchain4j");

@@ -1,0 +1,18 @@
+package io.pointsman.provider;
+
+/**
+ * {@link StreamContentLimitTest} again over the pulled path (the JDK client behind the transport SPI), the one
+ * every transport other than the JDK's default takes.
+ */
+class StreamContentLimitPulledTest extends StreamContentLimitTest {
+  @Override
+  OpenAiProvider.Builder openAiBuilder() {
+    return OpenAiProvider.builder().transport(ProviderTransportPulledTest.pulled(Fixtures.SHORT));
+  }
+
+  @Override
+  AnthropicProvider.Builder anthropicBuilder() {
+    return AnthropicProvider.builder()
+        .transport(ProviderTransportPulledTest.pulled(Fixtures.SHORT));
+  }
+}
