@@ -93,6 +93,8 @@ public final class OverheadHarness {
       .connectTimeout(Duration.ofSeconds(5)).build();
   private final Path out;
   private final String profile;
+  /** The adapter's transport: {@code jdk} (the adapter's default) or {@code apache}. */
+  private String transport = "jdk";
   private final List<String> summary = new ArrayList<>();
   /** What the last measured window cost beyond latency (set by every run). */
   private Attribution lastAttribution = Attribution.NONE;
@@ -147,6 +149,7 @@ public final class OverheadHarness {
     Path out = Path.of(opts.getOrDefault("out", "pointsman-jmh/results/harness/evidence"));
     Files.createDirectories(out.resolve("runs"));
     OverheadHarness harness = new OverheadHarness(out, opts.getOrDefault("profile", "durable"));
+    harness.transport = opts.getOrDefault("transport", "jdk");
     try {
       harness.environment(opts);
       if (opts.containsKey("ramp")) {
@@ -183,6 +186,8 @@ public final class OverheadHarness {
     lines.add("postgresql: " + TestDatabases.server());
     lines.add("commit: " + git());
     lines.add("options: " + opts);
+    lines.add("provider transport: " + (transport.equals("apache")
+        ? "ApacheHttpTransport (pointsman-httpclient5)" : "the adapter's default (JDK HttpClient)"));
     lines.add("profile: " + switch (profile) {
       case "journal" -> "journal only (file journal; records settle into an in-process tally)";
       case "memory" -> "in-memory accounting (nothing durable)";
@@ -434,6 +439,13 @@ public final class OverheadHarness {
       ResponseCache cache = semantic
           ? TieredCache.of(InMemoryExactCache.ofDefaults(Clock.system()), semanticCache)
           : InMemoryExactCache.ofDefaults(Clock.system());
+      io.pointsman.httpclient5.ApacheHttpTransport apache = transport.equals("apache")
+          ? io.pointsman.httpclient5.ApacheHttpTransport.builder().build() : null;
+      OpenAiProvider.Builder provider = OpenAiProvider.builder().baseUri(URI.create(
+          fixture.uri() + "/v1")).credential(Credential.of("sk-fixture"));
+      if (apache != null) {
+        provider.transport(apache);
+      }
       try (Gateway gateway = Gateway.builder()
           .cache(cache)
           .authenticator(keys)
@@ -441,8 +453,7 @@ public final class OverheadHarness {
               .maxOutputTokens(1_000).price(Price.of(150_000, 600_000)).build()).build())
           .limiter(limiter)
           .accounting(books.accounting())
-          .provider("openai", OpenAiProvider.builder().baseUri(URI.create(fixture.uri()
-              + "/v1")).credential(Credential.of("sk-fixture")).build())
+          .provider("openai", provider.build())
           .deployment(Deployment.of("fixture", "openai", MODEL))
           .build()) {
         ChatRequest request = ChatRequest.builder().model(MODEL)
@@ -483,6 +494,9 @@ public final class OverheadHarness {
         lastAttribution = probe.stop(result.successes() + result.errors(), books.backlog());
         writeStages(id, gateway.timers().snapshot());
       } finally {
+        if (apache != null) {
+          apache.close();
+        }
         if (semanticCache != null) {
           semanticCache.close();
           embedder.close();
