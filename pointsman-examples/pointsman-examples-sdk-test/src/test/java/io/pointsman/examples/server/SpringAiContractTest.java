@@ -19,13 +19,20 @@ import org.springframework.ai.openai.api.OpenAiApi;
 import org.springframework.ai.retry.NonTransientAiException;
 import org.springframework.ai.retry.RetryUtils;
 import org.springframework.ai.retry.TransientAiException;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.retry.support.RetryTemplate;
+import org.springframework.web.client.RestClient;
 
 /**
  * Spring AI's OpenAI client (1.1, the plain library) against the facade: its default retry
  * template for the refusals (4xx are never retried), its short retry template for server
  * errors (counting the upstream calls), and a stream failure raised by the returned
  * {@code Flux}.
+ *
+ * <p>The blocking calls go through Spring's {@code RestClient} on the JDK client, which is what
+ * a plain Spring AI application gets: with Apache HttpClient 5 on the class path (this module
+ * has it, through the facade's upstream transport) {@code RestClient} picks that client
+ * instead, whose default retry strategy sends a 429 or 503 a second time on its own.
  */
 class SpringAiContractTest {
   @TempDir
@@ -42,10 +49,15 @@ class SpringAiContractTest {
 
   private OpenAiChatModel model(String key, String model, int maxTokens, RetryTemplate retry) {
     // Spring AI appends /v1/chat/completions to its base URL.
-    OpenAiApi api = OpenAiApi.builder().baseUrl(rig.baseUrl().replaceAll("/v1$", ""))
-        .apiKey(key).build();
+    OpenAiApi api = api(key);
     return OpenAiChatModel.builder().openAiApi(api).retryTemplate(retry)
         .defaultOptions(OpenAiChatOptions.builder().model(model).maxTokens(maxTokens).build())
+        .build();
+  }
+
+  private OpenAiApi api(String key) {
+    return OpenAiApi.builder().baseUrl(rig.baseUrl().replaceAll("/v1$", "")).apiKey(key)
+        .restClientBuilder(RestClient.builder().requestFactory(new JdkClientHttpRequestFactory()))
         .build();
   }
 
@@ -56,8 +68,7 @@ class SpringAiContractTest {
   @Test
   void everyRefusalIsANonTransientExceptionNamingOpenAisCodeAndIsNotRetried() throws Exception {
     rig = new ContractRig(dir);
-    OpenAiApi api = OpenAiApi.builder().baseUrl(rig.baseUrl().replaceAll("/v1$", ""))
-        .apiKey(rig.key).build();
+    OpenAiApi api = api(rig.key);
     Throwable bad = catchThrowable(() -> OpenAiChatModel.builder().openAiApi(api)
         .defaultOptions(OpenAiChatOptions.builder().model(ContractRig.MODEL).temperature(5.0)
             .build()).build().call(new Prompt("hello")));
