@@ -79,14 +79,8 @@ public final class OpenAiProvider implements Provider {
     this.credential = b.credential;
     this.headers = Map.copyOf(b.headers);
     this.legacyMaxTokens = b.legacyMaxTokens;
-    if (b.httpTransport != null) {
-      this.transport = new ProviderTransport(b.name, b.httpTransport, b.timeouts, b.clock,
-          ProviderTransport.MAX_BODY);
-    } else {
-      HttpClient client = b.httpClient != null ? b.httpClient
-          : ProviderTransport.defaultClient(b.timeouts);
-      this.transport = new ProviderTransport(b.name, client, b.timeouts, b.clock);
-    }
+    this.transport = ProviderTransport.forAdapter(b.name, b.httpTransport, b.httpClient,
+        b.timeouts, b.clock);
     this.maxStreamContent = b.maxStreamContent;
   }
 

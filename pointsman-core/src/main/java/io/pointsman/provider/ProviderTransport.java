@@ -133,6 +133,19 @@ final class ProviderTransport {
     }
   }
 
+  /**
+   * The transport an adapter's builder asks for: over {@code transport} when one was given,
+   * else over {@code client}, else over the default JDK client.
+   */
+  static ProviderTransport forAdapter(String name, HttpTransport transport, HttpClient client,
+      HttpTimeouts timeouts, Clock clock) {
+    if (transport != null) {
+      return new ProviderTransport(name, transport, timeouts, clock, MAX_BODY);
+    }
+    return new ProviderTransport(name, client != null ? client : defaultClient(timeouts),
+        timeouts, clock);
+  }
+
   static HttpClient defaultClient(HttpTimeouts timeouts) {
     // HTTP/1.1: providers and local servers speak it everywhere, and it avoids an h2c upgrade
     // round trip on plain-text endpoints.
@@ -447,15 +460,27 @@ final class ProviderTransport {
           response.cancel();
           throw e;
         }
-        if (stop.getAsBoolean()) {
-          if (finished.getAsBoolean()) {
-            drain(response);
-          } else {
-            response.cancel();
-          }
+        if (stopped(response, stop, finished, () -> drain(response))) {
           return false;
         }
       }
+    }
+    return true;
+  }
+
+  /**
+   * After each delivered piece of a stream: when {@code stop} says so, drains the rest (the
+   * protocol's end was seen) or cancels the body, and returns true.
+   */
+  private static boolean stopped(Response response, BooleanSupplier stop,
+      BooleanSupplier finished, Runnable drain) {
+    if (!stop.getAsBoolean()) {
+      return false;
+    }
+    if (finished.getAsBoolean()) {
+      drain.run();
+    } else {
+      response.cancel();
     }
     return true;
   }
@@ -475,12 +500,7 @@ final class ProviderTransport {
         response.cancel();
         throw e;
       }
-      if (stop.getAsBoolean()) {
-        if (finished.getAsBoolean()) {
-          drainPulled(response);
-        } else {
-          response.cancel();
-        }
+      if (stopped(response, stop, finished, () -> drainPulled(response))) {
         return false;
       }
     }
