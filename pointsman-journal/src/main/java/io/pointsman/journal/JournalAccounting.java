@@ -94,6 +94,9 @@ public final class JournalAccounting implements RecoveringAccounting {
   /** Default longest retry pause after settlement failures. */
   public static final Duration DEFAULT_RETRY_MAX = Duration.ofSeconds(5);
 
+  /** How long a durable record waits for others to share its settlement batch by default. */
+  public static final Duration DEFAULT_SETTLE_LINGER = Duration.ofMillis(20);
+
   private static final Logger LOG = LoggerFactory.getLogger(JournalAccounting.class);
   private static final long[] NONE = new long[0];
 
@@ -111,6 +114,7 @@ public final class JournalAccounting implements RecoveringAccounting {
   private final Clock clock;
   private final boolean synchronous;
   private final int maxBatch;
+  private final long settleLingerNanos;
   private final int queueCapacity;
   private final long maxJournalBytes;
   private final long retryInitialMillis;
@@ -123,6 +127,8 @@ public final class JournalAccounting implements RecoveringAccounting {
   private final ReentrantLock handoff = new ReentrantLock();
   private final Condition workAvailable = handoff.newCondition();
   private final ArrayDeque<Work> queue = new ArrayDeque<>();
+  /** When the oldest work now in the queue was queued (System.nanoTime); valid when non-empty. */
+  private long oldestQueuedNanos;
   /** Records from spillFrom on were not queued: the settlers read them from the journal. */
   private boolean overflowing;
   private long spillFrom;
@@ -161,6 +167,7 @@ public final class JournalAccounting implements RecoveringAccounting {
     this.clock = b.clock;
     this.synchronous = b.synchronous;
     this.maxBatch = b.maxBatch;
+    this.settleLingerNanos = b.settleLinger.toNanos();
     this.queueCapacity = b.queueCapacity;
     this.retryInitialMillis = Math.max(1, b.retryInitial.toMillis());
     this.retryMaxMillis = Math.max(retryInitialMillis, b.retryMax.toMillis());
@@ -314,7 +321,7 @@ public final class JournalAccounting implements RecoveringAccounting {
             e.intents.size(), requestIntent, clock.now());
         interruptedCalls.add(call);
         // Interrupted calls stay in memory: at most the calls in flight at each crash.
-        queue.add(new InterruptWork(call, undeliveredIntents));
+        queued(new InterruptWork(call, undeliveredIntents));
       }
     }
     // The oldest records wait in memory, up to the queue's capacity; the settlers read the
@@ -326,7 +333,7 @@ public final class JournalAccounting implements RecoveringAccounting {
         lastSpilled = w.settledSequence();
         overflowedRecords.incrementAndGet();
       } else if (queue.size() < queueCapacity) {
-        queue.add(w);
+        queued(w);
       } else {
         startOverflow(w.settledSequence());
       }
@@ -415,9 +422,9 @@ public final class JournalAccounting implements RecoveringAccounting {
         }
         // Appended before the overflow began, so the journal reader starts after it: queued,
         // beyond the capacity by at most the callers in flight.
-        queue.add(work);
+        queued(work);
       } else if (queue.size() < queueCapacity) {
-        queue.add(work);
+        queued(work);
       } else {
         startOverflow(work.settledSequence());
       }
@@ -425,6 +432,14 @@ public final class JournalAccounting implements RecoveringAccounting {
     } finally {
       handoff.unlock();
     }
+  }
+
+  /** Queues work for the settlers; called with the hand-off lock held. */
+  private void queued(Work work) {
+    if (queue.isEmpty()) {
+      oldestQueuedNanos = System.nanoTime();
+    }
+    queue.add(work);
   }
 
   /** Called with the hand-off lock held (or before the settlers start). */
@@ -568,6 +583,19 @@ public final class JournalAccounting implements RecoveringAccounting {
       while (true) {
         if (stopNow) {
           return null;
+        }
+        long lingering = queue.isEmpty() ? 0 : lingerLeft();
+        if (lingering > 0) {
+          // Records keep arriving: the batch waits up to the linger for more of them, so that
+          // one ledger transaction (and one delivered mark) covers many calls.
+          try {
+            workAvailable.awaitNanos(lingering);
+          } catch (InterruptedException e) {
+            if (stopNow) {
+              return null;
+            }
+          }
+          continue;
         }
         if (!queue.isEmpty()) {
           List<Work> batch = new ArrayList<>(Math.min(maxBatch, queue.size()));
@@ -924,6 +952,17 @@ public final class JournalAccounting implements RecoveringAccounting {
     }
   }
 
+  /**
+   * Returns how long the queued work may still wait for more to join its batch, 0 when a batch
+   * is due (full, the linger elapsed, or closing). Called with the hand-off lock held.
+   */
+  private long lingerLeft() {
+    if (settleLingerNanos == 0 || closing || stopNow || queue.size() >= maxBatch) {
+      return 0;
+    }
+    return Math.max(0, oldestQueuedNanos + settleLingerNanos - System.nanoTime());
+  }
+
   private static long[] append(long[] a, long value) {
     long[] out = Arrays.copyOf(a, a.length + 1);
     out[a.length] = value;
@@ -942,6 +981,7 @@ public final class JournalAccounting implements RecoveringAccounting {
     private final Settlement settlement;
     private boolean synchronous;
     private int maxBatch = 500;
+    private Duration settleLinger = DEFAULT_SETTLE_LINGER;
     private int settlerThreads = 1;
     private int queueCapacity = DEFAULT_QUEUE_CAPACITY;
     private long maxJournalBytes = -1;
@@ -980,6 +1020,31 @@ public final class JournalAccounting implements RecoveringAccounting {
         throw new IllegalArgumentException("maxBatch must be between 1 and 100000: " + value);
       }
       this.maxBatch = value;
+      return this;
+    }
+
+    /**
+     * Sets how long a durable record may wait in the settlement queue for others to join its
+     * batch. A batch goes to settlement when it holds {@link #maxBatch(int)} records, when its
+     * oldest record has waited this long, or at close. One batch is one settlement transaction
+     * and one delivered mark in the journal, so at 500 calls per second the default turns
+     * hundreds of ledger commits (each a database log flush on the disk the journal forces on)
+     * into about fifty. The linger delays only the ledger rows, never a call: a call returns
+     * once its record is durable in the journal. Synchronous settlement does not linger.
+     * Default: {@link #DEFAULT_SETTLE_LINGER}; zero settles each record as soon as a settler
+     * is free.
+     *
+     * @param value 0 to 10 seconds
+     * @return this builder
+     * @throws IllegalArgumentException if negative or above 10 seconds
+     * @throws NullPointerException if {@code value} is null
+     */
+    public Builder settleLinger(Duration value) {
+      Objects.requireNonNull(value, "value");
+      if (value.isNegative() || value.compareTo(Duration.ofSeconds(10)) > 0) {
+        throw new IllegalArgumentException("settleLinger must be between 0 and 10 s: " + value);
+      }
+      this.settleLinger = value;
       return this;
     }
 

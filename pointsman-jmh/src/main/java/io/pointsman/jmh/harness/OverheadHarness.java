@@ -18,6 +18,7 @@ import io.pointsman.catalog.ModelSpec;
 import io.pointsman.catalog.Price;
 import io.pointsman.journal.JournalAccounting;
 import io.pointsman.journal.JournalConfig;
+import io.pointsman.ledger.LedgerPool;
 import io.pointsman.ledger.PostgresSettlement;
 import io.pointsman.accounting.InMemoryAccounting;
 import io.pointsman.ledger.ReconciliationReport;
@@ -187,7 +188,9 @@ public final class OverheadHarness {
     lines.add("commit: " + git());
     lines.add("options: " + opts);
     lines.add("provider transport: " + (transport.equals("apache")
-        ? "ApacheHttpTransport (pointsman-httpclient5)" : "the adapter's default (JDK HttpClient)"));
+        ? "ApacheHttpTransport (pointsman-httpclient5), also the direct arm's client (but for"
+            + " streams)" : "the adapter's default (JDK HttpClient), also the direct arm's"));
+    lines.add("ledger sessions: LedgerPool (HikariCP)");
     lines.add("profile: " + switch (profile) {
       case "journal" -> "journal only (file journal; records settle into an in-process tally)";
       case "memory" -> "in-memory accounting (nothing durable)";
@@ -240,7 +243,19 @@ public final class OverheadHarness {
             + "/v1/chat/completions"))
         .header("Content-Type", "application/json").header("Authorization", "Bearer sk-fixture")
         .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+    io.pointsman.httpclient5.ApacheHttpTransport apache = !stream && transport.equals("apache")
+        ? io.pointsman.httpclient5.ApacheHttpTransport.builder().build() : null;
+    io.pointsman.provider.http.HttpTransportRequest viaApache = apache == null ? null
+        : new io.pointsman.provider.http.HttpTransportRequest("POST", request.uri(),
+            request.headers(), body, Duration.ofSeconds(10), false);
     OpenLoop.Request call = (scheduled, firstByte) -> {
+      if (apache != null) {
+        // The gateway's transport on the direct arm too, so that the CPU the gateway arm adds
+        // is the gateway's own, not the difference between two HTTP clients.
+        byte[] answer = readAll(apache.send(viaApache));
+        Json.readResponse(answer);
+        return;
+      }
       if (!stream) {
         HttpResponse<byte[]> r = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
         if (r.statusCode() != 200) {
@@ -264,11 +279,35 @@ public final class OverheadHarness {
         }
       }
     };
-    OpenLoop.run(rate, warmup, call);
-    Probe probe = Probe.start(null);
-    OpenLoop.Result result = OpenLoop.run(rate, measure, call);
-    lastAttribution = probe.stop(result.successes() + result.errors(), 0);
-    return result;
+    try {
+      OpenLoop.run(rate, warmup, call);
+      Probe probe = Probe.start(null);
+      OpenLoop.Result result = OpenLoop.run(rate, measure, call);
+      lastAttribution = probe.stop(result.successes() + result.errors(), 0);
+      return result;
+    } finally {
+      if (apache != null) {
+        apache.close();
+      }
+    }
+  }
+
+  /** Reads a 200 answer's body to its end and ends the exchange; other statuses throw. */
+  private static byte[] readAll(io.pointsman.provider.http.HttpExchange exchange)
+      throws IOException, InterruptedException {
+    try {
+      if (exchange.status() != 200) {
+        throw new IOException("status " + exchange.status());
+      }
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(512);
+      byte[] chunk = new byte[8192];
+      for (int n; (n = exchange.read(chunk, 0, chunk.length, 10_000_000_000L)) >= 0; ) {
+        out.write(chunk, 0, n);
+      }
+      return out.toByteArray();
+    } finally {
+      exchange.close();
+    }
   }
 
   /** Where a gateway run's usage goes, and how it is reconciled afterwards. */
@@ -292,11 +331,25 @@ public final class OverheadHarness {
     void close();
   }
 
-  /** Journal + PostgreSQL settlement on a fresh database: the durable profile. */
+  /**
+   * Journal + PostgreSQL settlement on a fresh database: the durable profile. Settlement runs
+   * on a {@link LedgerPool}, as a deployment's does: an unpooled data source opens a new
+   * server session (a new PostgreSQL backend process) for every batch.
+   */
   private static final class DurableBooks implements Books {
     final TestDatabase db = TestDatabases.create();
-    final PostgresSettlement settlement = PostgresSettlement.create(db.dataSource());
+    final LedgerPool pool = pool(db);
+    final PostgresSettlement settlement = PostgresSettlement.create(pool.dataSource());
     final JournalAccounting accounting;
+
+    private static LedgerPool pool(TestDatabase db) {
+      LedgerPool.Builder b = LedgerPool.builder(db.jdbcUrl()).user(db.server().user())
+          .name("harness-ledger");
+      if (db.server().password() != null) {
+        b.password(db.server().password());
+      }
+      return b.build();
+    }
 
     DurableBooks(Path journalDir) {
       accounting = JournalAccounting.builder(JournalConfig.builder(journalDir).build(),
@@ -332,6 +385,7 @@ public final class OverheadHarness {
 
     @Override
     public void close() {
+      pool.close();
       db.close();
     }
   }
