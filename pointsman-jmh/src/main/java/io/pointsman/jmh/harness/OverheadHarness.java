@@ -82,8 +82,11 @@ import org.HdrHistogram.Histogram;
  * pointsman-jmh/target/benchmarks.jar io.pointsman.jmh.harness.OverheadHarness
  * --out=pointsman-jmh/results/harness/evidence}
  * (options: {@code --rates=50,500 --sizes=150,4096 --paths=bypass,hit,stream,semantic --warmup=2
- * --measure=8 --profile=durable|journal|memory --ramp} — {@code --ramp} instead finds the highest rate the durable profile
- * sustains with p99 under 10 ms and no errors).
+ * --measure=8 --profile=durable|journal|memory --transport=jdk|apache --warm=60 --warm-rate=500
+ * --ramp} — {@code --warm} first warms the JVM for that many seconds per arm, unrecorded;
+ * {@code --ramp} instead finds the highest rate the durable profile sustains with p99 under
+ * 10 ms and no errors). Besides the process's CPU per request, every window reports its JIT
+ * compiler threads' share and the PostgreSQL server processes' CPU per request.
  */
 public final class OverheadHarness {
   private static final String MODEL = "gpt-fixture";
@@ -153,6 +156,11 @@ public final class OverheadHarness {
     harness.transport = opts.getOrDefault("transport", "jdk");
     try {
       harness.environment(opts);
+      double warm = Double.parseDouble(opts.getOrDefault("warm", "0"));
+      if (warm > 0) {
+        harness.warm(opts.getOrDefault("paths", "bypass").split(",")[0],
+            Integer.parseInt(opts.getOrDefault("warm-rate", "500")), warm);
+      }
       if (opts.containsKey("ramp")) {
         harness.ramp(Double.parseDouble(opts.getOrDefault("measure", "5")));
       } else {
@@ -210,6 +218,21 @@ public final class OverheadHarness {
     }
   }
 
+
+  /**
+   * Warms the JVM once before anything is measured: a gateway run and a direct run of the
+   * first path at 150 B, unrecorded (the gateway run is still reconciled). Without it the first
+   * arms pay for the JIT compiler, which keeps compiling for tens of seconds.
+   */
+  private void warm(String path, int rate, double seconds) throws Exception {
+    OUT.printf(Locale.ROOT, "warming the JVM: %s at %d/s for %.0f s per arm ...%n", path, rate,
+        seconds);
+    gateway("warm-gateway", path, rate, 150, seconds, 1);
+    direct(path, rate, 150, seconds, 1);
+    reconciliation.removeIf(line -> line.startsWith("warm-"));
+    Files.deleteIfExists(out.resolve("runs").resolve("warm-gateway-stages.csv"));
+    lastAttribution = Attribution.NONE;
+  }
 
   private void abba(String path, int rate, int size, double warmup, double measure)
       throws Exception {
@@ -620,15 +643,18 @@ public final class OverheadHarness {
    * journal's forces and their latency.
    */
   record Attribution(double cpuPerRequestMicros, long gcMillis, long gcCount,
-      double forcesPerRequest, double forceP50Micros, double forceP99Micros, long backlog) {
+      double forcesPerRequest, double forceP50Micros, double forceP99Micros, long backlog,
+      double jitPerRequestMicros, double postgresPerRequestMicros) {
     static final String HEADER = "cpu_us_per_request,gc_ms,gc_count,forces_per_request,"
-        + "force_p50_us,force_p99_us,settle_backlog";
+        + "force_p50_us,force_p99_us,settle_backlog,jit_us_per_request,"
+        + "postgres_us_per_request";
     static final Attribution NONE = new Attribution(Double.NaN, 0, 0, Double.NaN, Double.NaN,
-        Double.NaN, 0);
+        Double.NaN, 0, Double.NaN, Double.NaN);
 
     String csv() {
       return cpuText() + "," + gcMillis + "," + gcCount + "," + forcesText() + ","
-          + opt(forceP50Micros) + "," + forceP99Text() + "," + backlog;
+          + opt(forceP50Micros) + "," + forceP99Text() + "," + backlog + ","
+          + opt(jitPerRequestMicros) + "," + opt(postgresPerRequestMicros);
     }
 
     String cpuText() {
@@ -652,6 +678,8 @@ public final class OverheadHarness {
   /** Counters read before a measured window, compared after it. */
   private static final class Probe {
     private final long cpuNanos;
+    private final long jitTicks = Proc.jitTicks();
+    private final long postgresTicks = Proc.postgresTicks();
     private final long gcMillis;
     private final long gcCount;
     private final io.pointsman.journal.JournalMetrics journalBefore;
@@ -685,8 +713,10 @@ public final class OverheadHarness {
         p50 = h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1_000.0;
         p99 = h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1_000.0;
       }
+      double jit = Proc.perRequestMicros(Proc.jitTicks() - jitTicks, requests);
+      double postgres = Proc.perRequestMicros(Proc.postgresTicks() - postgresTicks, requests);
       return new Attribution(requests == 0 ? Double.NaN : cpu / 1_000.0 / requests,
-          gc[0] - gcMillis, gc[1] - gcCount, forces, p50, p99, backlog);
+          gc[0] - gcMillis, gc[1] - gcCount, forces, p50, p99, backlog, jit, postgres);
     }
 
     private static long processCpuNanos() {
@@ -704,6 +734,59 @@ public final class OverheadHarness {
         count += Math.max(0, b.getCollectionCount());
       }
       return new long[] {time, count};
+    }
+  }
+
+  /**
+   * CPU time from {@code /proc} (Linux), in clock ticks of 10 ms: the JIT compiler threads of
+   * this process (part of its CPU, but a cost of warming up, not of a call), and every
+   * PostgreSQL server process on the machine (the ledger's cost outside this process). Returns
+   * -1 where {@code /proc} cannot be read.
+   */
+  static final class Proc {
+    private static final double TICK_MICROS = 10_000.0;
+
+    private Proc() {}
+
+    static long jitTicks() {
+      return sum(Path.of("/proc/self/task"), comm -> comm.startsWith("C1 CompilerThre")
+          || comm.startsWith("C2 CompilerThre"));
+    }
+
+    static long postgresTicks() {
+      return sum(Path.of("/proc"), comm -> comm.equals("postgres"));
+    }
+
+    static double perRequestMicros(long ticks, long requests) {
+      return ticks < 0 || requests == 0 ? Double.NaN : ticks * TICK_MICROS / requests;
+    }
+
+    private static long sum(Path dir, java.util.function.Predicate<String> which) {
+      long total = 0;
+      try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+        for (Path e : (Iterable<Path>) entries::iterator) {
+          String name = e.getFileName().toString();
+          if (name.isEmpty() || !Character.isDigit(name.charAt(0))) {
+            continue;
+          }
+          try {
+            String stat = Files.readString(e.resolve("stat"));
+            int open = stat.indexOf('(');
+            int close = stat.lastIndexOf(')');
+            if (open < 0 || close < open || !which.test(stat.substring(open + 1, close))) {
+              continue;
+            }
+            // After the command: state (field 3) ... utime (14), stime (15).
+            String[] f = stat.substring(close + 2).split(" ");
+            total += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+          } catch (IOException | RuntimeException gone) {
+            // The thread or process ended between the listing and the read.
+          }
+        }
+      } catch (IOException e) {
+        return -1;
+      }
+      return total;
     }
   }
 
