@@ -158,24 +158,36 @@ final class HarnessReport {
       }
       out.append(" |\n");
     }
+    boolean split = !rows.get(1).getOrDefault("jit_us_per_request", "").isEmpty();
     out.append("\n| repetition | CPU µs/request, gateway | CPU µs/request, direct | added |"
+        + (split ? " of it JIT µs/request | PostgreSQL µs/request |" : "")
         + " forces/request | force p50 µs | force p99 µs | GC ms (count) | settle backlog |\n"
-        + "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        + "|---|---:|---:|---:|" + (split ? "---:|---:|" : "") + "---:|---:|---:|---:|---:|\n");
     int[][] pairs = {{1, 0}, {2, 3}};
     for (int r = 0; r < 2; r++) {
       Map<String, String> g = rows.get(pairs[r][0]);
       Map<String, String> d = rows.get(pairs[r][1]);
       double added = num(g.get("cpu_us_per_request")) - num(d.get("cpu_us_per_request"));
       out.append("| ").append(r + 1).append(" | ").append(g.get("cpu_us_per_request"))
-          .append(" | ").append(d.get("cpu_us_per_request")).append(" | ").append(fmt(added))
-          .append(" | ").append(dash(g.get("forces_per_request"))).append(" | ")
+          .append(" | ").append(d.get("cpu_us_per_request")).append(" | ").append(fmt(added));
+      if (split) {
+        out.append(" | ").append(dash(g.get("jit_us_per_request"))).append(" | ")
+            .append(dash(g.get("postgres_us_per_request")));
+      }
+      out.append(" | ").append(dash(g.get("forces_per_request"))).append(" | ")
           .append(dash(g.get("force_p50_us"))).append(" | ").append(dash(g.get("force_p99_us")))
           .append(" | ").append(g.get("gc_ms")).append(" (").append(g.get("gc_count"))
           .append(") | ").append(g.get("settle_backlog")).append(" |\n");
     }
     out.append("\nCPU is the whole process's (generator, fixture and gateway); the direct run's"
         + " figure is the generator and the fixture alone, so the difference is what the"
-        + " gateway added.\n");
+        + " gateway added.");
+    if (split) {
+      out.append(" The JIT column is the part of the gateway run's CPU that its compiler"
+          + " threads took (warm-up, not calls); PostgreSQL's server processes are outside the"
+          + " process and not in its CPU.");
+    }
+    out.append("\n");
   }
 
   private static String dash(String s) {
