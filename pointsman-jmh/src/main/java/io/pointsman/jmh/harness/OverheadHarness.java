@@ -85,8 +85,9 @@ import org.HdrHistogram.Histogram;
  * --measure=8 --profile=durable|journal|memory --transport=jdk|apache --warm=60 --warm-rate=500
  * --ramp} — {@code --warm} first warms the JVM for that many seconds per arm, unrecorded;
  * {@code --ramp} instead finds the highest rate the durable profile sustains with p99 under
- * 10 ms and no errors). Besides the process's CPU per request, every window reports its JIT
- * compiler threads' share and the PostgreSQL server processes' CPU per request.
+ * 10 ms and no errors, at {@code --ramp-rates=50,100,...,4000}). Besides the process's CPU
+ * per request, every window reports its JIT compiler threads' share and the PostgreSQL server
+ * processes' CPU per request.
  */
 public final class OverheadHarness {
   private static final String MODEL = "gpt-fixture";
@@ -162,7 +163,9 @@ public final class OverheadHarness {
             Integer.parseInt(opts.getOrDefault("warm-rate", "500")), warm);
       }
       if (opts.containsKey("ramp")) {
-        harness.ramp(Double.parseDouble(opts.getOrDefault("measure", "5")));
+        harness.ramp(Double.parseDouble(opts.getOrDefault("measure", "5")),
+            opts.getOrDefault("ramp-rates",
+                "50,100,200,300,400,500,750,1000,1500,2000,3000,4000"));
       } else {
         for (String path : opts.getOrDefault("paths", "bypass,hit,stream").split(",")) {
           for (String rate : opts.getOrDefault("rates", "50,500").split(",")) {
@@ -670,7 +673,7 @@ public final class OverheadHarness {
       return opt(forceP99Micros);
     }
 
-    private static String opt(double v) {
+    static String opt(double v) {
       return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.1f", v);
     }
   }
@@ -822,24 +825,26 @@ public final class OverheadHarness {
     }
   }
 
-  private void ramp(double measure) throws Exception {
+  private void ramp(double measure, String rates) throws Exception {
     List<String> lines = new ArrayList<>();
     lines.add("rate,ok,errors,p50_us,p99_us,p999_us,sustained,cpu_us_per_request,"
-        + "forces_per_request,force_p99_us");
+        + "forces_per_request,force_p99_us,jit_us_per_request,postgres_us_per_request");
     // One discarded run warms the JIT, the fixture and the disk path before the first step.
     gateway("ramp-warmup", "bypass", 200, 150, 3, 3);
     reconciliation.clear();
-    for (int rate : new int[] {50, 100, 200, 300, 400, 500, 750, 1000, 1500, 2000}) {
+    for (String step : rates.split(",")) {
+      int rate = Integer.parseInt(step.trim());
       String id = "ramp-" + rate + "rps-150B";
       OUT.printf(Locale.ROOT, "ramp %d rps ...%n", rate);
       OpenLoop.Result r = gateway(id, "bypass", rate, 150, 2, measure);
       Histogram h = r.latency();
       boolean ok = r.errors() == 0 && h.getValueAtPercentile(99) < 10_000_000L;
-      lines.add(String.format(Locale.ROOT, "%d,%d,%d,%.1f,%.1f,%.1f,%s,%s,%s,%s", rate,
+      lines.add(String.format(Locale.ROOT, "%d,%d,%d,%.1f,%.1f,%.1f,%s,%s,%s,%s,%s,%s", rate,
           r.successes(), r.errors(), us(h.getValueAtPercentile(50)),
           us(h.getValueAtPercentile(99)), us(h.getValueAtPercentile(99.9)), ok ? "yes" : "no",
           lastAttribution.cpuText(), lastAttribution.forcesText(),
-          lastAttribution.forceP99Text()));
+          lastAttribution.forceP99Text(), Attribution.opt(lastAttribution.jitPerRequestMicros()),
+          Attribution.opt(lastAttribution.postgresPerRequestMicros())));
       OUT.printf(Locale.ROOT, "  ok %d err %d p99 %.1f µs -> %s%n", r.successes(), r.errors(),
           us(h.getValueAtPercentile(99)), ok ? "sustained" : "not sustained");
     }
