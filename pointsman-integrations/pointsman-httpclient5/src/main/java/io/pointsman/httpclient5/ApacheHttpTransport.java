@@ -16,7 +16,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import org.apache.hc.client5.http.ConnectTimeoutException;
+import org.apache.hc.client5.http.HttpRoute;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
@@ -24,10 +28,16 @@ import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.io.ConnectionEndpoint;
+import org.apache.hc.client5.http.io.HttpClientConnectionManager;
+import org.apache.hc.client5.http.io.LeaseRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.ConnectionRequestTimeoutException;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.protocol.HttpContext;
+import org.apache.hc.core5.io.CloseMode;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 
@@ -51,7 +61,11 @@ import org.apache.hc.core5.util.Timeout;
  * the same from any thread. A stream's body is read as the reader asks for it, so a slow reader
  * holds back only its own connection (TCP flow control). A body read to its end puts the
  * connection back in the pool; one abandoned earlier closes it; a pooled connection idle for
- * more than a second is checked for a close by the server before it is reused. Automatic
+ * more than a second is checked for a close by the server before it is reused. When every
+ * pooled connection is busy ({@link Builder#maxConnections}), a call waits for one within its
+ * first-byte timeout; one that gets none in time fails with {@link
+ * java.net.http.HttpConnectTimeoutException}, which tells the gateway that nothing was sent
+ * (nothing billed, safe to retry). Automatic
  * retries, redirects, cookies and content decompression are off: retrying an attempt is the
  * gateway's decision.
  */
@@ -63,6 +77,10 @@ public final class ApacheHttpTransport implements HttpTransport, AutoCloseable {
   private static final TimeValue VALIDATE_AFTER_INACTIVITY = TimeValue.ofSeconds(1);
   private final CloseableHttpClient client;
   private final Watchdog watchdog;
+  private final int maxConnections;
+
+  /** The call that {@link #send} runs on this thread, while the client leases and connects. */
+  private static final ThreadLocal<Call> SENDING = new ThreadLocal<>();
 
   private ApacheHttpTransport(Builder b) {
     PoolingHttpClientConnectionManager pool = PoolingHttpClientConnectionManagerBuilder.create()
@@ -75,7 +93,8 @@ public final class ApacheHttpTransport implements HttpTransport, AutoCloseable {
             // connections, and a POST sent into a closed one fails with an unknown outcome.
             .setValidateAfterInactivity(VALIDATE_AFTER_INACTIVITY).build())
         .build();
-    this.client = HttpClients.custom().setConnectionManager(pool)
+    this.maxConnections = b.maxConnections;
+    this.client = HttpClients.custom().setConnectionManager(new Tracking(pool))
         .setDefaultRequestConfig(RequestConfig.custom().setResponseTimeout(Timeout.DISABLED)
             .setConnectionRequestTimeout(Timeout.DISABLED).build())
         .disableAutomaticRetries().disableRedirectHandling().disableCookieManagement()
@@ -108,21 +127,36 @@ public final class ApacheHttpTransport implements HttpTransport, AutoCloseable {
     if (Thread.interrupted()) {
       throw new InterruptedException("interrupted before the send");
     }
+    // With every pooled connection busy, the call waits for one within its first-byte budget
+    // (the client's default, no wait at all, failed such calls at once).
+    http.setConfig(RequestConfig.custom().setResponseTimeout(Timeout.DISABLED)
+        .setConnectionRequestTimeout(Timeout.of(request.firstByteTimeout())).build());
     Call call = new Call(http);
     Watchdog.Guard guard = watchdog.open(call::abort);
     call.guard = guard;
     ClassicHttpResponse response;
     guard.arm(System.nanoTime() + request.firstByteTimeout().toNanos());
+    SENDING.set(call);
     try {
       response = client.executeOpen(null, http, null);
     } catch (IOException e) {
       guard.disarm();
       guard.release();
+      if (!call.connected && (guard.reason() != Watchdog.Reason.NONE
+          || e instanceof ConnectionRequestTimeoutException)) {
+        throw notSent(guard.reason(), e);
+      }
       throw failure(guard.reason(), e, "no response within the first-byte timeout");
     } catch (RuntimeException e) {
       guard.disarm();
       guard.release();
+      if (!call.connected && e instanceof CancellationException) {
+        // The watchdog cancelled the wait for a pooled connection.
+        throw notSent(guard.reason(), e);
+      }
       throw e;
+    } finally {
+      SENDING.remove();
     }
     guard.disarm();
     call.response = response;
@@ -136,6 +170,31 @@ public final class ApacheHttpTransport implements HttpTransport, AutoCloseable {
     HttpEntity entity = response.getEntity();
     call.in = entity == null ? null : entity.getContent();
     return call;
+  }
+
+  /**
+   * Maps a failure that came while the call still waited for a pooled connection, before any
+   * byte of it was written: nothing was sent, so the gateway neither bills nor doubts it. An
+   * interrupt is still thrown as such.
+   */
+  private IOException notSent(Watchdog.Reason why, Exception e) throws InterruptedException {
+    if (why == Watchdog.Reason.INTERRUPT) {
+      Thread.interrupted();
+      InterruptedException ie = new InterruptedException("interrupted while waiting for a"
+          + " pooled connection; nothing was sent");
+      ie.initCause(e);
+      throw ie;
+    }
+    IOException out;
+    if (why == Watchdog.Reason.ABORT) {
+      out = new java.net.ConnectException("aborted while waiting for a pooled connection;"
+          + " nothing was sent");
+    } else {
+      out = new HttpConnectTimeoutException("no connection free within the first-byte timeout"
+          + " (all " + maxConnections + " pooled connections busy); nothing was sent");
+    }
+    out.initCause(e);
+    return out;
   }
 
   /**
@@ -180,10 +239,76 @@ public final class ApacheHttpTransport implements HttpTransport, AutoCloseable {
     return "ApacheHttpTransport";
   }
 
+  /**
+   * The pool, watched: marks the call on the sending thread once it holds a connected
+   * connection, the point from which its request may have reached the provider.
+   */
+  private static final class Tracking implements HttpClientConnectionManager {
+    private final PoolingHttpClientConnectionManager pool;
+
+    Tracking(PoolingHttpClientConnectionManager pool) {
+      this.pool = pool;
+    }
+
+    @Override
+    public LeaseRequest lease(String id, HttpRoute route, Timeout requestTimeout, Object state) {
+      LeaseRequest lease = pool.lease(id, route, requestTimeout, state);
+      Call call = SENDING.get();
+      return new LeaseRequest() {
+        @Override
+        public ConnectionEndpoint get(Timeout timeout) throws InterruptedException,
+            ExecutionException, TimeoutException {
+          ConnectionEndpoint endpoint = lease.get(timeout);
+          if (call != null && endpoint.isConnected()) {
+            call.connected = true;
+          }
+          return endpoint;
+        }
+
+        @Override
+        public boolean cancel() {
+          return lease.cancel();
+        }
+      };
+    }
+
+    @Override
+    public void release(ConnectionEndpoint endpoint, Object newState, TimeValue validDuration) {
+      pool.release(endpoint, newState, validDuration);
+    }
+
+    @Override
+    public void connect(ConnectionEndpoint endpoint, TimeValue connectTimeout,
+        HttpContext context) throws IOException {
+      pool.connect(endpoint, connectTimeout, context);
+      Call call = SENDING.get();
+      if (call != null) {
+        call.connected = true;
+      }
+    }
+
+    @Override
+    public void upgrade(ConnectionEndpoint endpoint, HttpContext context) throws IOException {
+      pool.upgrade(endpoint, context);
+    }
+
+    @Override
+    public void close(CloseMode mode) {
+      pool.close(mode);
+    }
+
+    @Override
+    public void close() throws IOException {
+      pool.close();
+    }
+  }
+
   /** One exchange: the request (for cancellation) and, once in, its response. */
   private static final class Call implements HttpExchange {
     private final HttpUriRequestBase request;
     volatile Watchdog.Guard guard;
+    /** Set on the sending thread once a connected connection is held for the request. */
+    volatile boolean connected;
     volatile ClassicHttpResponse response;
     /** Reader thread only. */
     InputStream in;

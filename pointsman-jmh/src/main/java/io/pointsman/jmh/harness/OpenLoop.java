@@ -59,7 +59,12 @@ final class OpenLoop {
           request.run(scheduled, firstByte);
           successes.incrementAndGet();
         } catch (Exception e) {
-          errors.incrementAndGet();
+          if (errors.incrementAndGet() <= 3) {
+            System.err.println("harness: request failed: " + e);
+            for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+              System.err.println("  caused by: " + c);
+            }
+          }
         } finally {
           latency.recordValue(Math.max(0, System.nanoTime() - scheduled));
         }

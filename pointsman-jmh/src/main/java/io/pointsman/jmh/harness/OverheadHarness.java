@@ -511,6 +511,7 @@ public final class OverheadHarness {
       String key = VirtualKeys.generate();
       keys.addKey(key, KeySpec.builder("harness").team("bench").org("acme").build());
       AtomicLong acknowledged = new AtomicLong();
+      AtomicLong failed = new AtomicLong();
       AtomicLong unique = new AtomicLong();
       OpenLoop.Result result;
       boolean semantic = path.equals("semantic");
@@ -563,7 +564,14 @@ public final class OverheadHarness {
               }
             });
           } else {
-            gateway.chat(request, options);
+            try {
+              gateway.chat(request, options);
+            } catch (io.pointsman.spi.ProviderException e) {
+              // The attempt failed after admission: the call is recorded (and charged what it
+              // may have cost), so the ledger holds a row for it too.
+              failed.incrementAndGet();
+              throw e;
+            }
           }
           acknowledged.incrementAndGet();
         };
@@ -582,12 +590,14 @@ public final class OverheadHarness {
           embedder.close();
         }
       } // closing the gateway closes the accounting: drains the journal into settlement
-      String line = books.reconcile(id, acknowledged.get(), limiter);
+      // Every call that ended after admission has one row: the acknowledged ones and those
+      // whose provider attempt failed (recorded as failed, charged what they may have cost).
+      String line = books.reconcile(id, acknowledged.get() + failed.get(), limiter);
       reconciliation.add(line);
       String[] f = line.split(",");
-      OUT.printf(Locale.ROOT, "  reconciliation %s: %s acknowledged, %s ledger rows, %s missing,"
-          + " cost %s = charged %s, held %s, journal backlog %s%n", f[8], f[1], f[2], f[3], f[4],
-          f[5], f[6], f[7]);
+      OUT.printf(Locale.ROOT, "  reconciliation %s: %s recorded calls (%d of them failed),"
+          + " %s ledger rows, %s missing, cost %s = charged %s, held %s, journal backlog %s%n",
+          f[8], f[1], failed.get(), f[2], f[3], f[4], f[5], f[6], f[7]);
       if (!line.endsWith("passed")) {
         throw new IllegalStateException("run " + id + " failed reconciliation: " + line);
       }
