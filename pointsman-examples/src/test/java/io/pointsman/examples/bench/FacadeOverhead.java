@@ -78,7 +78,8 @@ public final class FacadeOverhead {
    * Runs the comparison, or re-renders the table ({@code --table}).
    *
    * @param args {@code --rates=50,500,2000 --warm=S --warm-rate=R --warmup=S --measure=S
-   *     --out=DIR [--arms=...] [--stages] [--facade-jvm="OPTIONS"] [--machine=TEXT] [--table]}
+   *     --out=DIR [--arms=...] [--generator=apache|jdk] [--stages] [--facade-jvm="OPTIONS"]
+   *     [--machine=TEXT] [--table]}
    * @throws Exception on failure
    */
   public static void main(String[] args) throws Exception {
@@ -98,6 +99,8 @@ public final class FacadeOverhead {
     double measure = Double.parseDouble(opts.getOrDefault("measure", "5"));
     double warm = Double.parseDouble(opts.getOrDefault("warm", "60"));
     int warmRate = Integer.parseInt(opts.getOrDefault("warm-rate", "500"));
+    String generatorKind = opts.getOrDefault("generator", "apache");
+    generator(generatorKind);
     List<String> rows = new ArrayList<>();
     rows.add(HEADER);
     HttpFixtureServer upstream = HttpFixtureServer.start();
@@ -170,8 +173,9 @@ public final class FacadeOverhead {
     env.add("node: " + command("node", "--version"));
     env.add("options: " + opts);
     env.add("payload: request " + BODY.length() + " B, response " + REPLY.length() + " B,"
-        + " HTTP/1.1 keep-alive, JDK HttpClient; upstream: HttpFixtureServer on loopback,"
-        + " zero delay");
+        + " HTTP/1.1 keep-alive; generator: " + (generatorKind.equals("jdk") ? "JDK HttpClient"
+            : "Apache HttpClient 5 (ApacheHttpTransport)") + ", open loop, the same for every"
+        + " arm; upstream: HttpFixtureServer on loopback, zero delay");
     env.add("warm-up: each arm's process is started once and warmed " + warm + " s at "
         + warmRate + "/s before any rate is measured; then each run has its own " + warmup
         + " s warm-up, discarded");
@@ -218,10 +222,8 @@ public final class FacadeOverhead {
   }
 
   private static Target direct(HttpFixtureServer upstream) {
-    HttpClient client = client();
     URI uri = URI.create(upstream.uri() + "/v1/chat/completions");
-    Call call = () -> send(client, HttpRequest.newBuilder(uri).header("Authorization",
-        "Bearer upstream-key"));
+    Call call = () -> post(uri, Map.of("Authorization", "Bearer upstream-key"));
     return new Target(call, ProcessHandle.current().pid(), new AtomicLong(), () -> "", null);
   }
 
@@ -254,8 +256,7 @@ public final class FacadeOverhead {
     HttpClient client = client();
     URI uri = URI.create("http://127.0.0.1:" + port + "/v1/chat/completions");
     Call call = () -> {
-      send(client, HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + key)
-          .header("X-Cache-Control", "no-cache"));
+      post(uri, Map.of("Authorization", "Bearer " + key, "X-Cache-Control", "no-cache"));
       ok.incrementAndGet();
     };
     java.util.function.Supplier<String> metrics = () -> {
@@ -280,12 +281,9 @@ public final class FacadeOverhead {
     }
     Process p = new ProcessBuilder("node", script.toString(), "--port=" + port, "--headless")
         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-    HttpClient client = client();
     URI uri = URI.create("http://127.0.0.1:" + port + "/v1/chat/completions");
-    Call call = () -> send(client, HttpRequest.newBuilder(uri)
-        .header("Authorization", "Bearer upstream-key")
-        .header("x-portkey-provider", "openai")
-        .header("x-portkey-custom-host", upstream.uri() + "/v1"));
+    Call call = () -> post(uri, Map.of("Authorization", "Bearer upstream-key",
+        "x-portkey-provider", "openai", "x-portkey-custom-host", upstream.uri() + "/v1"));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
       try {
@@ -313,6 +311,54 @@ public final class FacadeOverhead {
   private static HttpClient client() {
     return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
         .executor(Executors.newFixedThreadPool(4)).build();
+  }
+
+  /**
+   * The open-loop generator's client, the same for every arm: Apache HttpClient 5 through the
+   * gateway's own transport ({@code --generator=apache}, the default: about a third of the JDK
+   * client's CPU per request, measured by {@code ClientChoice}, which leaves more of the two
+   * cores to the arm under test) or the JDK client ({@code --generator=jdk}).
+   */
+  private static io.pointsman.httpclient5.ApacheHttpTransport apache;
+  private static HttpClient jdk;
+
+  private static void generator(String kind) {
+    switch (kind) {
+      case "apache" -> apache = io.pointsman.httpclient5.ApacheHttpTransport.builder().build();
+      case "jdk" -> jdk = client();
+      default -> throw new IllegalArgumentException("--generator must be apache or jdk: "
+          + kind);
+    }
+  }
+
+  /** POSTs the request body with the given headers; throws on anything but a 200. */
+  private static void post(URI uri, Map<String, String> headers) throws Exception {
+    if (jdk != null) {
+      HttpRequest.Builder b = HttpRequest.newBuilder(uri);
+      headers.forEach(b::header);
+      send(jdk, b);
+      return;
+    }
+    Map<String, List<String>> map = new LinkedHashMap<>();
+    headers.forEach((k, v) -> map.put(k, List.of(v)));
+    map.put("Content-Type", List.of("application/json"));
+    io.pointsman.provider.http.HttpExchange ex = apache.send(
+        new io.pointsman.provider.http.HttpTransportRequest("POST", uri,
+            java.net.http.HttpHeaders.of(map, (k, v) -> true),
+            BODY.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(10), false));
+    try {
+      java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream(512);
+      byte[] chunk = new byte[8192];
+      for (int n; (n = ex.read(chunk, 0, chunk.length, 10_000_000_000L)) >= 0; ) {
+        body.write(chunk, 0, n);
+      }
+      if (ex.status() != 200) {
+        throw new IOException("status " + ex.status() + ": "
+            + body.toString(StandardCharsets.UTF_8));
+      }
+    } finally {
+      ex.close();
+    }
   }
 
   private static void send(HttpClient client, HttpRequest.Builder b) throws Exception {
