@@ -81,8 +81,9 @@ import org.HdrHistogram.Histogram;
  * pointsman-jmh/target/benchmarks.jar io.pointsman.jmh.harness.OverheadHarness
  * --out=pointsman-jmh/results/harness/evidence}
  * (options: {@code --rates=50,500 --sizes=150,4096 --paths=bypass,hit,stream,semantic --warmup=2
- * --measure=8 --profile=durable|journal|memory --ramp} — {@code --ramp} instead finds the highest rate the durable profile
- * sustains with p99 under 10 ms and no errors).
+ * --measure=8 --profile=durable|journal|memory --ramp --mark-linger=PT0S} — {@code --ramp} instead finds the highest rate the durable profile
+ * sustains with p99 under 10 ms and no errors; {@code --mark-linger} sets the journal's
+ * {@link JournalConfig#markLinger()}, as an ISO-8601 duration).
  */
 public final class OverheadHarness {
   private static final String MODEL = "gpt-fixture";
@@ -95,6 +96,8 @@ public final class OverheadHarness {
   private final String profile;
   /** The adapter's transport: {@code jdk} (the adapter's default) or {@code apache}. */
   private String transport = "jdk";
+  /** The journal's mark linger in gateway runs; null for the journal's default. */
+  private static Duration markLinger;
   private final List<String> summary = new ArrayList<>();
   /** What the last measured window cost beyond latency (set by every run). */
   private Attribution lastAttribution = Attribution.NONE;
@@ -150,6 +153,9 @@ public final class OverheadHarness {
     Files.createDirectories(out.resolve("runs"));
     OverheadHarness harness = new OverheadHarness(out, opts.getOrDefault("profile", "durable"));
     harness.transport = opts.getOrDefault("transport", "jdk");
+    if (opts.containsKey("mark-linger")) {
+      markLinger = Duration.parse(opts.get("mark-linger"));
+    }
     try {
       harness.environment(opts);
       if (opts.containsKey("ramp")) {
@@ -186,6 +192,8 @@ public final class OverheadHarness {
     lines.add("postgresql: " + TestDatabases.server());
     lines.add("commit: " + git());
     lines.add("options: " + opts);
+    lines.add("journal mark linger: " + (markLinger == null
+        ? JournalConfig.DEFAULT_MARK_LINGER + " (default)" : markLinger));
     lines.add("provider transport: " + (transport.equals("apache")
         ? "ApacheHttpTransport (pointsman-httpclient5)" : "the adapter's default (JDK HttpClient)"));
     lines.add("profile: " + switch (profile) {
@@ -271,6 +279,15 @@ public final class OverheadHarness {
     return result;
   }
 
+  /** The journal of a gateway run: the defaults, but for {@code --mark-linger}. */
+  private static JournalConfig journalConfig(Path journalDir) {
+    JournalConfig.Builder b = JournalConfig.builder(journalDir);
+    if (markLinger != null) {
+      b.markLinger(markLinger);
+    }
+    return b.build();
+  }
+
   /** Where a gateway run's usage goes, and how it is reconciled afterwards. */
   private interface Books extends AutoCloseable {
     Accounting accounting();
@@ -299,7 +316,7 @@ public final class OverheadHarness {
     final JournalAccounting accounting;
 
     DurableBooks(Path journalDir) {
-      accounting = JournalAccounting.builder(JournalConfig.builder(journalDir).build(),
+      accounting = JournalAccounting.builder(journalConfig(journalDir),
           settlement).open();
     }
 
@@ -342,7 +359,7 @@ public final class OverheadHarness {
     final JournalAccounting accounting;
 
     JournalBooks(Path journalDir) {
-      accounting = JournalAccounting.builder(JournalConfig.builder(journalDir).build(),
+      accounting = JournalAccounting.builder(journalConfig(journalDir),
           new Settlement() {
             @Override
             public void settle(List<UsageRecord> records) {
@@ -563,18 +580,21 @@ public final class OverheadHarness {
   /**
    * The process-wide costs of a measured window: process CPU (user + system, every thread:
    * the generator, the fixture and, in a gateway run, the gateway), GC pauses, and the
-   * journal's forces and their latency.
+   * journal's forces (all of them, and those made for delivered marks alone) and their latency.
    */
   record Attribution(double cpuPerRequestMicros, long gcMillis, long gcCount,
-      double forcesPerRequest, double forceP50Micros, double forceP99Micros, long backlog) {
+      double forcesPerRequest, double forceP50Micros, double forceP99Micros, long backlog,
+      double markForcesPerRequest) {
     static final String HEADER = "cpu_us_per_request,gc_ms,gc_count,forces_per_request,"
-        + "force_p50_us,force_p99_us,settle_backlog";
+        + "force_p50_us,force_p99_us,settle_backlog,mark_forces_per_request";
     static final Attribution NONE = new Attribution(Double.NaN, 0, 0, Double.NaN, Double.NaN,
-        Double.NaN, 0);
+        Double.NaN, 0, Double.NaN);
 
     String csv() {
       return cpuText() + "," + gcMillis + "," + gcCount + "," + forcesText() + ","
-          + opt(forceP50Micros) + "," + forceP99Text() + "," + backlog;
+          + opt(forceP50Micros) + "," + forceP99Text() + "," + backlog + ","
+          + (Double.isNaN(markForcesPerRequest) ? ""
+              : String.format(Locale.ROOT, "%.3f", markForcesPerRequest));
     }
 
     String cpuText() {
@@ -620,19 +640,22 @@ public final class OverheadHarness {
       long cpu = processCpuNanos() - cpuNanos;
       long[] gc = gc();
       double forces = Double.NaN;
+      double markForces = Double.NaN;
       double p50 = Double.NaN;
       double p99 = Double.NaN;
       if (journal != null) {
         io.pointsman.journal.JournalMetrics after = journal.get();
         forces = requests == 0 ? Double.NaN
             : (double) (after.forces() - journalBefore.forces()) / requests;
+        markForces = requests == 0 ? Double.NaN
+            : (double) (after.markOnlyForces() - journalBefore.markOnlyForces()) / requests;
         org.HdrHistogram.Histogram h = after.forceLatencyNanos();
         h.subtract(journalBefore.forceLatencyNanos());
         p50 = h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1_000.0;
         p99 = h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1_000.0;
       }
       return new Attribution(requests == 0 ? Double.NaN : cpu / 1_000.0 / requests,
-          gc[0] - gcMillis, gc[1] - gcCount, forces, p50, p99, backlog);
+          gc[0] - gcMillis, gc[1] - gcCount, forces, p50, p99, backlog, markForces);
     }
 
     private static long processCpuNanos() {
