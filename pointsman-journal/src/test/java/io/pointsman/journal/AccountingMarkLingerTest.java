@@ -12,9 +12,13 @@ import io.pointsman.spi.UsageRecord;
 import io.pointsman.testing.FixtureProvider;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
@@ -136,6 +140,92 @@ class AccountingMarkLingerTest {
         .segmentBytes(256 << 10).preallocationChunkBytes(64 << 10).build())) {
       assertThat(reopened.recovered()).as("close forced the marks").hasSize(2)
           .allMatch(RecoveredRecord::delivered);
+    }
+  }
+
+  @Test
+  void marksASynchronousCallCannotEnqueueGoToTheSettlersAndTheCallStillSucceeds()
+      throws Exception {
+    CrashSimulatingJournalIO io = new CrashSimulatingJournalIO();
+    AtomicBoolean stall = new AtomicBoolean();
+    CountDownLatch inForce = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    io.beforeForce(() -> {
+      if (stall.get()) {
+        inForce.countDown();
+        await(release);
+      }
+    });
+    JournalConfig config = JournalConfig.builder(CrashScenario.DIRECTORY).io(io)
+        .segmentBytes(256 << 10).preallocationChunkBytes(64 << 10).queueCapacity(2)
+        .enqueueTimeout(Duration.ofMillis(200)).build();
+    RecordingSettlement ledger = new RecordingSettlement();
+    AtomicReference<JournalAccounting> opened = new AtomicReference<>();
+    List<Thread> fillers = new ArrayList<>();
+    AtomicInteger commits = new AtomicInteger();
+    Settlement stallingOnce = new Settlement() {
+      @Override
+      public void settle(List<UsageRecord> records) {
+        ledger.settle(records);
+        if (commits.incrementAndGet() == 1) {
+          // Committed; now the disk stalls and the journal's queue fills, so the call's marks
+          // are refused with back-pressure.
+          stall.set(true);
+          fillers.add(filler(opened.get(), "filler-1"));
+          await(inForce);
+          fillers.add(filler(opened.get(), "filler-2"));
+          fillers.add(filler(opened.get(), "filler-3"));
+          awaitCondition("the journal queue is full",
+              () -> opened.get().journalMetrics().queueDepth() == 2);
+        }
+      }
+
+      @Override
+      public void interrupted(List<InterruptedCall> calls) {
+        ledger.interrupted(calls);
+      }
+    };
+    ChatResult result;
+    try (JournalAccounting accounting = JournalAccounting.builder(config, stallingOnce)
+        .synchronousSettlement(true).retryBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
+        .open()) {
+      opened.set(accounting);
+      Gateway gateway = JournalAccountingTest.gateway(accounting,
+          FixtureProvider.builder().build());
+      result = gateway.chat(JournalAccountingTest.request(1),
+          CallOptions.of(JournalAccountingTest.KEY));
+      assertThat(ledger.settled).as("committed before the call returned")
+          .containsKey(result.eventId());
+      stall.set(false);
+      release.countDown();
+      for (Thread filler : fillers) {
+        filler.join();
+      }
+      awaitCondition("the settlers settled the record again",
+          () -> commits.get() >= 2 && accounting.backlog() == 0);
+    }
+    assertThat(ledger.deliveries.get()).as("the call's commit, then the settlers'").isEqualTo(2);
+    try (JournalAccounting reopened = JournalAccounting.builder(
+        JournalConfig.builder(CrashScenario.DIRECTORY)
+            .io(CrashSimulatingJournalIO.fromImage(io.durableImage())).segmentBytes(256 << 10)
+            .preallocationChunkBytes(64 << 10).build(), new RecordingSettlement()).open()) {
+      assertThat(reopened.recovery().resettled()).as("the settlers marked the record").isEmpty();
+    }
+  }
+
+  private static Thread filler(JournalAccounting accounting, String eventId) {
+    Thread t = new Thread(() -> accounting.dispatched(JournalAccountingTest.intent(eventId, 1)));
+    t.start();
+    return t;
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      if (!latch.await(30, TimeUnit.SECONDS)) {
+        throw new AssertionError("latch timed out");
+      }
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
     }
   }
 
