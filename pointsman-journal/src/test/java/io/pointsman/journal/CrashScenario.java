@@ -35,8 +35,7 @@ final class CrashScenario {
     NONE,
     SKIP_FORCE,
     SKIP_DIRECTORY_SYNC,
-    ACKNOWLEDGE_BEFORE_FORCE,
-    RECLAIM_BEFORE_MARK_FORCE
+    ACKNOWLEDGE_BEFORE_FORCE
   }
 
   private static final Duration[] LINGERS = {Duration.ZERO, Duration.ofMillis(2),
@@ -186,12 +185,9 @@ final class CrashScenario {
         .backgroundPreparation(background)
         .markLinger(linger)
         .build();
-    SegmentedJournal.Defect defect = switch (mutant) {
-      case ACKNOWLEDGE_BEFORE_FORCE -> SegmentedJournal.Defect.ACKNOWLEDGE_BEFORE_FORCE;
-      case RECLAIM_BEFORE_MARK_FORCE -> SegmentedJournal.Defect.RECLAIM_BEFORE_MARK_FORCE;
-      default -> SegmentedJournal.Defect.NONE;
-    };
-    return SegmentedJournal.open(config, defect);
+    return SegmentedJournal.open(config, mutant == Mutant.ACKNOWLEDGE_BEFORE_FORCE
+        ? SegmentedJournal.Defect.ACKNOWLEDGE_BEFORE_FORCE
+        : SegmentedJournal.Defect.NONE);
   }
 
   private final List<JournalModel.Append> submitted = new ArrayList<>();

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -61,7 +62,34 @@ class EveryStepCrashTest {
     JournalMetrics metrics;
   }
 
+  /**
+   * The enumeration has teeth for the mark linger: a journal that applies held marks (and so
+   * deletes a fully marked segment) before a force covers them loses records at some crash
+   * point, the one between the append's write that carries the marks and its force.
+   */
+  @Test
+  void theEnumerationCatchesAJournalThatReclaimsBeforeTheMarksAreForced() throws Exception {
+    CrashSimulatingJournalIO reference = new CrashSimulatingJournalIO().tracing();
+    runWorkload(reference, true, SegmentedJournal.Defect.RECLAIM_BEFORE_MARK_FORCE);
+    int steps = (int) reference.operations();
+    String caught = null;
+    for (int step = 0; step <= steps && caught == null; step++) {
+      for (int variant = 0; variant < VARIANTS && caught == null; variant++) {
+        caught = crashAfter(step, variant, reference.trace(), true,
+            SegmentedJournal.Defect.RECLAIM_BEFORE_MARK_FORCE);
+      }
+    }
+    System.out.println("RECLAIM_BEFORE_MARK_FORCE caught: " + caught);
+    assertThat(caught).as("a crash point where the early reclamation loses records").isNotNull()
+        .contains("was not recovered");
+  }
+
   private static SegmentedJournal open(CrashSimulatingJournalIO io, boolean linger) {
+    return open(io, linger, SegmentedJournal.Defect.NONE);
+  }
+
+  private static SegmentedJournal open(CrashSimulatingJournalIO io, boolean linger,
+      SegmentedJournal.Defect defect) {
     return SegmentedJournal.open(JournalConfig.builder(CrashScenario.DIRECTORY)
         .io(io)
         .segmentBytes(1024)
@@ -69,17 +97,22 @@ class EveryStepCrashTest {
         .markLinger(linger ? Duration.ofHours(1) : Duration.ZERO)
         // Steps in one fixed order: the preparation runs on the I/O thread.
         .backgroundPreparation(false)
-        .build());
+        .build(), defect);
   }
 
   /** Runs the workload until it completes or the simulated machine stops. */
   private static Outcome runWorkload(CrashSimulatingJournalIO io, boolean linger)
       throws InterruptedException {
+    return runWorkload(io, linger, SegmentedJournal.Defect.NONE);
+  }
+
+  private static Outcome runWorkload(CrashSimulatingJournalIO io, boolean linger,
+      SegmentedJournal.Defect defect) throws InterruptedException {
     Outcome outcome = new Outcome();
     Random random = new Random(7);
     SegmentedJournal journal;
     try {
-      journal = open(io, linger);
+      journal = open(io, linger, defect);
     } catch (RuntimeException crashedDuringOpen) {
       return outcome;
     }
@@ -148,8 +181,13 @@ class EveryStepCrashTest {
 
   private static String crashAfter(int step, int variant, List<String> trace, boolean linger)
       throws InterruptedException {
+    return crashAfter(step, variant, trace, linger, SegmentedJournal.Defect.NONE);
+  }
+
+  private static String crashAfter(int step, int variant, List<String> trace, boolean linger,
+      SegmentedJournal.Defect defect) throws InterruptedException {
     CrashSimulatingJournalIO io = new CrashSimulatingJournalIO().crashAfter(step);
-    Outcome outcome = runWorkload(io, linger);
+    Outcome outcome = runWorkload(io, linger, defect);
     Random random = new Random(step * 7919L + variant);
     CrashSimulatingJournalIO.Image image = io.crashImage(random, variant % 4);
     String where = "crash after step " + step + " ("

@@ -14,7 +14,7 @@ class MutantDetectionTest {
 
   @ParameterizedTest
   @EnumSource(value = CrashScenario.Mutant.class, names = {"SKIP_FORCE", "SKIP_DIRECTORY_SYNC",
-      "ACKNOWLEDGE_BEFORE_FORCE", "RECLAIM_BEFORE_MARK_FORCE"})
+      "ACKNOWLEDGE_BEFORE_FORCE"})
   void crashSimulationDetectsTheMutant(CrashScenario.Mutant mutant) {
     String detection = null;
     for (long seed = 0; seed < MAX_SEEDS && detection == null; seed++) {
