@@ -340,9 +340,11 @@ public final class JournalAccounting implements RecoveringAccounting {
     }
     if (!alreadySettled.isEmpty()) {
       // Marks lost in a crash after settlement committed: the call is settled, only the
-      // intents' marks are missing.
-      await(journal.markDelivered(alreadySettled.stream().mapToLong(Long::longValue).toArray()),
-          Stages.LEDGER_WRITE, "delivered marks");
+      // intents' marks are missing. Opening does not wait for them to be durable (they may
+      // linger for the next append's force); until they are, the intents merely stay in the
+      // journal.
+      markInBackground(alreadySettled.stream().mapToLong(Long::longValue).toArray(),
+          alreadySettled.size());
     }
     if (!resettled.isEmpty() || !interruptedCalls.isEmpty()) {
       LOG.warn("journal recovery: {} settled records to replay, {} interrupted calls held as"
@@ -394,7 +396,19 @@ public final class JournalAccounting implements RecoveringAccounting {
           + " journal but synchronous settlement failed; it will be retried", e);
     }
     settled.incrementAndGet();
-    await(journal.markDelivered(work.sequences()), Stages.LEDGER_WRITE, "delivered marks");
+    // The call waits for the commit, not for the delivered marks: they matter only for
+    // reclaiming the journal and for sparing the record a second hand-over after a restart
+    // (which settlement absorbs), so they are written without waiting and may linger for the
+    // next append's force.
+    try {
+      markInBackground(work.sequences(), 1);
+    } catch (JournalPoisonedException | JournalClosedException e) {
+      giveUpMarks(e, 1);
+    } catch (JournalException e) {
+      // Refused for now (the journal's queue stayed full, or this thread was interrupted): the
+      // settlers settle the record again, which settlement absorbs, and mark it with retries.
+      offer(work);
+    }
   }
 
   private void checkRoom(String stage, String consequence) {
@@ -496,8 +510,10 @@ public final class JournalAccounting implements RecoveringAccounting {
 
   /**
    * One settler thread. It holds at most one batch at a time and keeps it until the batch is
-   * committed and marked, whatever is thrown meanwhile: a failure is recorded and the step
-   * retried after a pause, so the thread never ends before the accounting closes.
+   * committed and its delivered marks are handed to the journal, whatever is thrown meanwhile: a
+   * failure is recorded and the step retried after a pause, so the thread never ends before the
+   * accounting closes. It does not wait for the marks to be durable (the journal may hold them
+   * for the next append's force): its throughput never depends on the mark linger.
    */
   private final class Settler implements Runnable {
     final Thread thread;
@@ -699,11 +715,13 @@ public final class JournalAccounting implements RecoveringAccounting {
   }
 
   /**
-   * Writes the delivered marks of a committed batch. Throws (to be retried) when they could not
-   * be written yet, for example because the journal's queue is full; returns without them when
-   * the journal is poisoned or closed: the batch is committed and is handed over again,
-   * idempotently, at the next start. A failed force is never retried: the poisoned journal
-   * refuses the marks at once.
+   * Hands the delivered marks of a committed batch to the journal, without waiting for them to
+   * be durable. Throws (to be retried) when the journal refused them for now, for example
+   * because its queue is full; returns without them when the journal is poisoned or closed: the
+   * batch is committed and is handed over again, idempotently, at the next start. When the
+   * force that was to make them durable fails, the journal is poisoned and they are given up the
+   * same way, from the journal's completion: a failed force is never retried, and the poisoned
+   * journal refuses later marks at once.
    */
   private void mark(List<Work> batch) {
     long[] sequences = NONE;
@@ -714,24 +732,34 @@ public final class JournalAccounting implements RecoveringAccounting {
       return;
     }
     try {
-      journal.markDelivered(sequences).join();
-    } catch (CompletionException e) {
-      Throwable cause = e.getCause() == null ? e : e.getCause();
-      if (!giveUpMarks(cause, batch.size())) {
-        throw e;
-      }
+      markInBackground(sequences, batch.size());
     } catch (JournalPoisonedException | JournalClosedException e) {
       giveUpMarks(e, batch.size());
     }
   }
 
-  private boolean giveUpMarks(Throwable cause, int records) {
-    if (cause instanceof JournalPoisonedException || cause instanceof JournalClosedException) {
-      LOG.error("the delivered marks of {} settled records cannot be written ({}); they are"
-          + " handed to settlement again at the next start", records, cause.getMessage());
-      return true;
-    }
-    return false;
+  /**
+   * Enqueues delivered marks and returns at once; a failure of their write or force (the
+   * journal is then poisoned) is logged when it happens. Throws what {@link
+   * SegmentedJournal#markDelivered(long...)} throws when it refuses them.
+   */
+  private void markInBackground(long[] sequences, int records) {
+    journal.markDelivered(sequences).whenComplete((ignored, failure) -> {
+      if (failure != null) {
+        giveUpMarks(failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause() : failure, records);
+      }
+    });
+  }
+
+  /**
+   * Logs marks given up: a completed future of the journal fails only when it is poisoned, a
+   * call only when it is poisoned or closed. Either way the records are handed over again at the
+   * next start, and nothing is retried.
+   */
+  private static void giveUpMarks(Throwable cause, int records) {
+    LOG.error("the delivered marks of {} settled records cannot be written ({}); they are"
+        + " handed to settlement again at the next start", records, cause.getMessage());
   }
 
   private void succeeded() {
@@ -998,7 +1026,10 @@ public final class JournalAccounting implements RecoveringAccounting {
     /**
      * Asks for settlement before acknowledgement: {@code settled} returns only after
      * settlement committed the record, and fails the call when it did not (the record stays in
-     * the journal and is retried). Default: off.
+     * the journal and is retried). It does not wait for the record's delivered marks to be
+     * durable: they only let the journal reclaim the record's segment and spare it a second
+     * hand-over after a restart, and the journal may hold them for the next append's force
+     * ({@link JournalConfig#markLinger()}). Default: off.
      *
      * @param value true for synchronous settlement
      * @return this builder

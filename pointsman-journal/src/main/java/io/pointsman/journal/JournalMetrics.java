@@ -10,27 +10,32 @@ public final class JournalMetrics {
   private final long appends;
   private final long units;
   private final long forces;
+  private final long markOnlyForces;
   private final long bytesWritten;
   private final long segmentsCreated;
   private final long segmentsDeleted;
   private final int queueDepth;
+  private final int heldMarks;
   private final Histogram batchRecords;
   private final Histogram forceLatencyNanos;
   private final long retainedBytes;
   private final long undeliveredRecords;
 
-  JournalMetrics(long appends, long units, long forces, long bytesWritten, long segmentsCreated,
-      long segmentsDeleted, int queueDepth, Histogram batchRecords, Histogram forceLatencyNanos,
-      long retainedBytes, long undeliveredRecords) {
+  JournalMetrics(long appends, long units, long forces, long markOnlyForces, long bytesWritten,
+      long segmentsCreated, long segmentsDeleted, int queueDepth, int heldMarks,
+      Histogram batchRecords, Histogram forceLatencyNanos, long retainedBytes,
+      long undeliveredRecords) {
     this.retainedBytes = retainedBytes;
     this.undeliveredRecords = undeliveredRecords;
     this.appends = appends;
     this.units = units;
     this.forces = forces;
+    this.markOnlyForces = markOnlyForces;
     this.bytesWritten = bytesWritten;
     this.segmentsCreated = segmentsCreated;
     this.segmentsDeleted = segmentsDeleted;
     this.queueDepth = queueDepth;
+    this.heldMarks = heldMarks;
     this.batchRecords = batchRecords;
     this.forceLatencyNanos = forceLatencyNanos;
   }
@@ -55,7 +60,8 @@ public final class JournalMetrics {
   }
 
   /**
-   * Returns how many times the segment data was forced to disk for appends and marks.
+   * Returns how many times the segment data was forced to disk for appends and marks, {@link
+   * #markOnlyForces()} included.
    *
    * @return the count since open
    */
@@ -64,7 +70,31 @@ public final class JournalMetrics {
   }
 
   /**
-   * Returns forces divided by caller records, the figure group commit lowers under load.
+   * Returns how many of the {@link #forces()} were made for delivered marks alone: forces of a
+   * batch that held no caller record (marks whose linger elapsed with no caller append, marks
+   * over the held limit, marks left at close, and every batch of marks alone when the linger is
+   * zero). No caller waited for such a force, unless its append arrived while it ran.
+   *
+   * @return the count since open
+   */
+  public long markOnlyForces() {
+    return markOnlyForces;
+  }
+
+  /**
+   * Returns the forces made for batches holding caller records: {@link #forces()} minus {@link
+   * #markOnlyForces()}. Delivered marks written in such a batch share its force.
+   *
+   * @return the count since open
+   */
+  public long recordForces() {
+    return forces - markOnlyForces;
+  }
+
+  /**
+   * Returns forces divided by caller records, the figure group commit lowers under load. It
+   * counts every force, marks alone included; {@link #recordForces()} divided by {@link
+   * #appends()} leaves those out.
    *
    * @return forces per append, or 0 before the first append
    */
@@ -109,6 +139,17 @@ public final class JournalMetrics {
   }
 
   /**
+   * Returns how many units of delivered marks the I/O thread held, unwritten, for a caller
+   * append's force to cover (see {@link JournalConfig#markLinger()}) when the snapshot was
+   * taken.
+   *
+   * @return the held mark units
+   */
+  public int heldMarks() {
+    return heldMarks;
+  }
+
+  /**
    * Returns the bytes of segment files holding records not all delivered (see {@link
    * SegmentedJournal#retainedBytes()}).
    *
@@ -148,10 +189,11 @@ public final class JournalMetrics {
   @Override
   public String toString() {
     return "JournalMetrics[appends=" + appends + ", units=" + units + ", forces=" + forces
+        + ", markOnlyForces=" + markOnlyForces
         + ", forcesPerAppend=" + String.format("%.4f", forcesPerAppend())
         + ", meanBatchRecords=" + String.format("%.1f", batchRecords.getMean())
         + ", forceP50Micros=" + forceLatencyNanos.getValueAtPercentile(50) / 1000
-        + ", queueDepth=" + queueDepth + ", retainedBytes=" + retainedBytes
+        + ", queueDepth=" + queueDepth + ", heldMarks=" + heldMarks + ", retainedBytes=" + retainedBytes
         + ", undeliveredRecords=" + undeliveredRecords + "]";
   }
 }

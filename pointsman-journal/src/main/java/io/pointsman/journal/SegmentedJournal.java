@@ -32,9 +32,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Records go to segment files of a fixed, preallocated size in one directory. A single
  * dedicated I/O thread writes them: every append that arrives while a write and force are in
- * flight joins the next batch, and each batch costs one write and one {@code fdatasync}. There is
- * no timer: with one caller the journal forces once per append, with many callers the cost per
- * append falls.
+ * flight joins the next batch, and each batch costs one write and one {@code fdatasync}. Appends
+ * wait for no timer: with one caller the journal forces once per append, with many callers the
+ * cost per append falls. Only a batch of delivered marks alone waits, for at most {@link
+ * JournalConfig#markLinger()}, for the next append to share its force (see {@link
+ * #markDelivered(long...)}).
  *
  * <pre>{@code
  * try (SegmentedJournal journal = SegmentedJournal.open(JournalConfig.builder(dir).build())) {
@@ -64,11 +66,13 @@ import org.slf4j.LoggerFactory;
  * JournalPoisonedException}, and every later call throws it at once. A failed force is never
  * retried. Only a restart, whose recovery reads what is really durable, clears it.
  *
- * <p><b>Delivered marks</b> are records in the log, made durable like any append. Recovery
- * applies them, so a record marked before a restart comes back with {@link
- * RecoveredRecord#delivered()} set. A segment file is deleted (and the directory synced) once it
- * is sealed and every caller record in it and in all older segments is delivered; deletion goes
- * oldest first, so a mark is never deleted while the record it covers still exists.
+ * <p><b>Delivered marks</b> are records in the log, made durable like any append, though a
+ * batch of marks alone may wait for the next append's force (the mark linger). Recovery applies
+ * them, so a record marked before a restart comes back with {@link RecoveredRecord#delivered()}
+ * set. A mark counts only once a force covering it has returned; a segment file is deleted (and
+ * the directory synced) once it is sealed and every caller record in it and in all older
+ * segments is delivered by such a mark; deletion goes oldest first, so a mark is never deleted
+ * while the record it covers still exists.
  *
  * <p><b>Exclusive.</b> {@link #open} takes an exclusive lock on the directory (a {@code
  * journal.lock} file holding the holder's process id, host and start time) until {@link
@@ -99,8 +103,16 @@ public final class SegmentedJournal implements AutoCloseable {
   /** Deliberate defects, for tests that prove the crash suite notices them. */
   enum Defect {
     NONE,
-    ACKNOWLEDGE_BEFORE_FORCE
+    ACKNOWLEDGE_BEFORE_FORCE,
+    /** Applies held delivered marks, and reclaims segments, before any force covers them. */
+    RECLAIM_BEFORE_MARK_FORCE
   }
+
+  /**
+   * Held delivered marks are forced on their own once they reach this many bytes, even before
+   * the linger elapses: it bounds the memory they hold and the bytes a caller's write carries.
+   */
+  private static final int HELD_MARK_BYTES = 1 << 20;
 
   private final JournalIO io;
   private final Path directory;
@@ -108,6 +120,7 @@ public final class SegmentedJournal implements AutoCloseable {
   private final int maxPayloadBytes;
   private final int queueCapacity;
   private final long enqueueTimeoutNanos;
+  private final long markLingerNanos;
   private final int preallocationChunkBytes;
   private volatile List<RecoveredRecord> recovered;
   private final Defect defect;
@@ -147,6 +160,14 @@ public final class SegmentedJournal implements AutoCloseable {
   private boolean ioFinished;
   private int fullWaiters;
   private JournalPoisonedException poison;
+  /**
+   * Delivered marks taken from the queue and not yet written: they wait for a caller append to
+   * share its force, until {@link #heldDeadline}. Confined to the I/O thread.
+   */
+  private final List<Unit> held = new ArrayList<>();
+  private int heldBytes;
+  private long heldDeadline;
+  private volatile int heldPublished;
 
   // Confined to the I/O thread once it runs (to the opening thread before).
   private final TreeMap<Long, SegmentState> segmentsBySequence = new TreeMap<>();
@@ -172,6 +193,7 @@ public final class SegmentedJournal implements AutoCloseable {
   private final AtomicLong appends = new AtomicLong();
   private final AtomicLong units = new AtomicLong();
   private final AtomicLong forces = new AtomicLong();
+  private final AtomicLong markOnlyForces = new AtomicLong();
   private final AtomicLong bytesWritten = new AtomicLong();
   private final AtomicLong segmentsCreated = new AtomicLong();
   private final AtomicLong segmentsDeleted = new AtomicLong();
@@ -188,6 +210,7 @@ public final class SegmentedJournal implements AutoCloseable {
     this.maxPayloadBytes = config.maxPayloadBytes();
     this.queueCapacity = config.queueCapacity();
     this.enqueueTimeoutNanos = config.enqueueTimeout().toNanos();
+    this.markLingerNanos = config.markLinger().toNanos();
     this.preallocationChunkBytes = Math.min(config.preallocationChunkBytes(), segmentBytes);
     this.recovered = recovery.records;
     this.defect = defect;
@@ -481,8 +504,15 @@ public final class SegmentedJournal implements AutoCloseable {
    * Sequence numbers that are unknown, already delivered or already reclaimed are ignored. Pass
    * only sequence numbers of appends whose futures completed.
    *
+   * <p>A batch that holds only marks is not forced at once: the I/O thread holds the marks,
+   * unwritten, for up to {@link JournalConfig#markLinger()}, and writes them ahead of the next
+   * caller append, whose force covers both. If none comes in time, they are written and forced
+   * on their own; {@link #close()} forces those still held. So the future may take up to the
+   * linger (plus a force) to complete: a caller that needs nothing more than the mark's eventual
+   * durability should not wait for it.
+   *
    * <p>When every caller record of the oldest sealed segment is delivered, the I/O thread deletes
-   * that file and syncs the directory, after the mark is durable.
+   * that file and syncs the directory, after the marks are durable.
    *
    * @param sequences the sequence numbers to mark
    * @return a future that completes when the marks are durable
@@ -546,17 +576,18 @@ public final class SegmentedJournal implements AutoCloseable {
     }
     histogramLock.lock();
     try {
-      return new JournalMetrics(appends.get(), units.get(), forces.get(), bytesWritten.get(),
-          segmentsCreated.get(), segmentsDeleted.get(), depth, batchRecords.copy(),
-          forceLatencyNanos.copy(), retainedBytes(), undeliveredRecords());
+      return new JournalMetrics(appends.get(), units.get(), forces.get(), markOnlyForces.get(),
+          bytesWritten.get(), segmentsCreated.get(), segmentsDeleted.get(), depth,
+          heldPublished, batchRecords.copy(), forceLatencyNanos.copy(), retainedBytes(),
+          undeliveredRecords());
     } finally {
       histogramLock.unlock();
     }
   }
 
   /**
-   * Stops accepting appends, writes and forces everything already queued, stops the I/O thread
-   * and closes the files. Idempotent. Waits for the I/O thread even if the caller is interrupted
+   * Stops accepting appends, writes and forces everything already queued (delivered marks held
+   * for the linger included), stops the I/O thread and closes the files. Idempotent. Waits for the I/O thread even if the caller is interrupted
    * (the interrupt status is kept). Called from a future's callback on the I/O thread it only
    * requests the stop.
    */
@@ -589,7 +620,8 @@ public final class SegmentedJournal implements AutoCloseable {
 
   /**
    * Blocks until the I/O thread is idle: nothing queued and no preallocation pending, or the
-   * thread has stopped. Tests use it to make the order of I/O operations deterministic.
+   * thread has stopped. Delivered marks it holds for the linger do not keep it busy. Tests use
+   * it to make the order of I/O operations deterministic.
    */
   void awaitQuiescent() throws InterruptedException {
     lock.lock();
@@ -684,6 +716,11 @@ public final class SegmentedJournal implements AutoCloseable {
           if (prepareThread == null && preparedId < 0) {
             prepareStep();
           }
+          if (defect == Defect.RECLAIM_BEFORE_MARK_FORCE && !held.isEmpty()) {
+            applyMarks(held);
+            reclaim();
+            publishCounts();
+          }
         } catch (Throwable failure) {
           poison(failure, batch);
           break;
@@ -694,7 +731,11 @@ public final class SegmentedJournal implements AutoCloseable {
       closeFiles();
       lock.lock();
       boolean stopping;
+      Throwable heldFailure;
       try {
+        // Marks still held were never written: the journal was poisoned while they waited (a
+        // close writes and forces them first).
+        heldFailure = poison != null ? poison : new JournalClosedException();
         stopping = closing;
         ioFinished = true;
         quiescent.signalAll();
@@ -702,6 +743,12 @@ public final class SegmentedJournal implements AutoCloseable {
       } finally {
         lock.unlock();
       }
+      for (Unit unit : held) {
+        unit.fail(heldFailure);
+      }
+      held.clear();
+      heldBytes = 0;
+      heldPublished = 0;
       if (stopping) {
         // Asked to stop (close() from a future's callback does not wait to release it). A
         // poisoned journal keeps the lock until close().
@@ -710,36 +757,95 @@ public final class SegmentedJournal implements AutoCloseable {
     }
   }
 
-  /** Returns the next batch, an empty list if there is preallocation to do, null to stop. */
+  /**
+   * Returns the next batch, an empty list if there is preallocation to do, null to stop.
+   *
+   * <p>A batch of delivered marks alone is not returned while the linger runs: the marks are
+   * held, unwritten, and go ahead of the first caller unit that arrives, in its batch; when the
+   * linger elapses first, when they reach {@link #HELD_MARK_BYTES}, or when the journal closes,
+   * they are returned on their own.
+   */
   private List<Unit> takeBatch() {
     lock.lock();
     try {
-      while (queue.isEmpty()) {
-        if (closing || poison != null) {
-          return null;
+      while (true) {
+        if (queue.isEmpty()) {
+          if (poison != null) {
+            return null;
+          }
+          if (closing) {
+            return held.isEmpty() ? null : releaseHeld();
+          }
+          if (prepareThread == null && preparedId < 0) {
+            return List.of();
+          }
+          long lingerNanos = 0;
+          if (!held.isEmpty()) {
+            lingerNanos = heldDeadline - System.nanoTime();
+            if (lingerNanos <= 0) {
+              return releaseHeld();
+            }
+          }
+          ioWaiting = true;
+          quiescent.signalAll();
+          if (held.isEmpty()) {
+            notEmpty.awaitUninterruptibly();
+          } else {
+            try {
+              notEmpty.awaitNanos(lingerNanos);
+            } catch (InterruptedException e) {
+              // Nobody interrupts the I/O thread; the loop waits again for what is left.
+            }
+          }
+          ioWaiting = false;
+          continue;
         }
-        if (prepareThread == null && preparedId < 0) {
+        boolean due = !held.isEmpty() && heldDeadline - System.nanoTime() <= 0;
+        List<Unit> batch = new ArrayList<>(held.size() + Math.min(queue.size(), 1024));
+        batch.addAll(held);
+        int bytes = heldBytes;
+        boolean callers = false;
+        int taken = 0;
+        while (!queue.isEmpty() && (taken == 0 || bytes + queue.peek().bytes <= MAX_WRITE_BYTES)) {
+          Unit unit = queue.poll();
+          batch.add(unit);
+          bytes += unit.bytes;
+          callers |= !(unit instanceof Marks);
+          taken++;
+        }
+        if (fullWaiters > 0) {
+          notFull.signalAll();
+        }
+        if (callers || closing || due || markLingerNanos == 0 || bytes >= HELD_MARK_BYTES) {
+          held.clear();
+          heldBytes = 0;
+          heldPublished = 0;
+          return batch;
+        }
+        // Marks alone: held for a caller's force. The deadline is the oldest held mark's.
+        if (held.isEmpty()) {
+          heldDeadline = System.nanoTime() + markLingerNanos;
+        }
+        held.clear();
+        held.addAll(batch);
+        heldBytes = bytes;
+        heldPublished = held.size();
+        if (defect == Defect.RECLAIM_BEFORE_MARK_FORCE) {
           return List.of();
         }
-        ioWaiting = true;
-        quiescent.signalAll();
-        notEmpty.awaitUninterruptibly();
-        ioWaiting = false;
       }
-      List<Unit> batch = new ArrayList<>(Math.min(queue.size(), 1024));
-      int bytes = 0;
-      while (!queue.isEmpty() && (batch.isEmpty() || bytes + queue.peek().bytes <= MAX_WRITE_BYTES)) {
-        Unit unit = queue.poll();
-        batch.add(unit);
-        bytes += unit.bytes;
-      }
-      if (fullWaiters > 0) {
-        notFull.signalAll();
-      }
-      return batch;
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Hands the held marks over as a batch of their own. Called with the lock held. */
+  private List<Unit> releaseHeld() {
+    List<Unit> batch = new ArrayList<>(held);
+    held.clear();
+    heldBytes = 0;
+    heldPublished = 0;
+    return batch;
   }
 
   private void writeBatch(List<Unit> batch) throws IOException {
@@ -749,6 +855,10 @@ public final class SegmentedJournal implements AutoCloseable {
     int writeRecords = 0;
     boolean marks = false;
     boolean rotated = false;
+    boolean marksOnly = true;
+    for (Unit unit : batch) {
+      marksOnly &= unit instanceof Marks;
+    }
     for (Unit unit : batch) {
       if (writeStart + buffer.position() + unit.bytes + SEAL_BYTES > activeCapacity) {
         // The successor must be durable under its final name before the seal is: recovery
@@ -757,7 +867,7 @@ public final class SegmentedJournal implements AutoCloseable {
         RecordFormat.encode(buffer, crc, activeSalt, active.id, RecordFormat.TYPE_SEAL, (byte) 0,
             Math.toIntExact(nextSequence - writeFirst), nextSequence++, EMPTY);
         write(writeStart);
-        force(writeRecords);
+        force(writeRecords, marksOnly);
         durableEnd = nextSequence;
         activatePrepared();
         rotated = true;
@@ -786,10 +896,10 @@ public final class SegmentedJournal implements AutoCloseable {
     write(writeStart);
     if (defect == Defect.ACKNOWLEDGE_BEFORE_FORCE) {
       complete(batch);
-      force(writeRecords);
+      force(writeRecords, marksOnly);
       durableEnd = nextSequence;
     } else {
-      force(writeRecords);
+      force(writeRecords, marksOnly);
       // Published before the futures complete: whoever learns of a record from its future
       // finds it below the durable end.
       durableEnd = nextSequence;
@@ -830,11 +940,15 @@ public final class SegmentedJournal implements AutoCloseable {
     }
   }
 
-  private void force(int records) throws IOException {
+  /** Forces the active segment; {@code marksOnly} when the batch holds no caller unit. */
+  private void force(int records, boolean marksOnly) throws IOException {
     long start = System.nanoTime();
     activeFile.force(false);
     long elapsed = System.nanoTime() - start;
     forces.incrementAndGet();
+    if (marksOnly) {
+      markOnlyForces.incrementAndGet();
+    }
     histogramLock.lock();
     try {
       batchRecords.recordValue(records);

@@ -31,6 +31,10 @@ import org.junit.jupiter.api.Test;
  * same hand-over; replaying into settlement again changes nothing; no provider call lacks a
  * durable intent; every call ends exactly once, settled or held as UNKNOWN.
  *
+ * <p>The seed picks the mark linger of the crashed run: none, the default, or an hour (every
+ * delivered mark then waits for a caller's force, and a crash takes those still held: their
+ * records must be handed over again).
+ *
  * <p>Seeds: {@code -Daccounting.seeds=N} (default 200) or {@code -Daccounting.seed=S} to replay
  * one; a failure names its seed.
  */
@@ -98,8 +102,10 @@ class AccountingCrashSimulationTest {
         io.crashNow();
       }
     }).build();
+    Duration[] lingers = {Duration.ZERO, JournalConfig.DEFAULT_MARK_LINGER, Duration.ofHours(1)};
     JournalConfig config = JournalConfig.builder(CrashScenario.DIRECTORY).io(io)
-        .segmentBytes(8 * 1024).preallocationChunkBytes(2 * 1024).build();
+        .segmentBytes(8 * 1024).preallocationChunkBytes(2 * 1024)
+        .markLinger(lingers[(int) Math.floorMod(seed, 3L)]).build();
     Set<String> acknowledged = ConcurrentHashMap.newKeySet();
     Attempted attempted = null;
     try (JournalAccounting accounting = JournalAccounting.builder(config, ledger)

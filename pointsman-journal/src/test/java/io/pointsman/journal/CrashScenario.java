@@ -1,6 +1,7 @@
 package io.pointsman.journal;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -21,7 +22,10 @@ import java.util.concurrent.ExecutionException;
  *
  * <p>The seed fixes the workload, the crash step and every crash-image choice. In serial mode
  * (each append waits for its future) a seed replays exactly; in concurrent mode the thread
- * interleaving may differ between replays.
+ * interleaving may differ between replays. The seed also picks the mark linger: none, 2 ms (the
+ * waited-for marks are forced on their own when it elapses), or an hour (marks are held until an
+ * append's force or the close, and the workload does not wait for them), so that power losses
+ * fall between the write of held marks and the force they share with an append.
  */
 final class CrashScenario {
   static final Path DIRECTORY = Path.of("/journal");
@@ -34,6 +38,9 @@ final class CrashScenario {
     ACKNOWLEDGE_BEFORE_FORCE
   }
 
+  private static final Duration[] LINGERS = {Duration.ZERO, Duration.ofMillis(2),
+      Duration.ofHours(1)};
+
   private final long seed;
   private final Mutant mutant;
   private final Random random;
@@ -43,6 +50,9 @@ final class CrashScenario {
   private final int chunkBytes;
   private final int maxPayload;
   private final boolean concurrent;
+  private final Duration linger;
+  /** Whether the workload waits for delivered marks (not when they linger for an hour). */
+  private final boolean waitForMarks;
   private String stage = "start";
 
   private CrashScenario(long seed, Mutant mutant) {
@@ -54,6 +64,9 @@ final class CrashScenario {
     this.chunkBytes = 512 << random.nextInt(2);
     this.maxPayload = 8 + random.nextInt(200);
     this.concurrent = random.nextInt(3) == 0;
+    // From the seed, not the random stream: the other choices stay what they were per seed.
+    this.linger = LINGERS[(int) Math.floorMod(seed >> 1, (long) LINGERS.length)];
+    this.waitForMarks = linger.compareTo(Duration.ofSeconds(1)) < 0;
   }
 
   /**
@@ -81,7 +94,8 @@ final class CrashScenario {
       }
     }
     return "seed " + seed + " (" + (concurrent ? "concurrent" : "serial") + ", segment "
-        + segmentBytes + " bytes, mutant " + mutant + ", at " + stage + "): " + violation
+        + segmentBytes + " bytes, mark linger " + linger + ", mutant " + mutant + ", at "
+        + stage + "): " + violation
         + " -- replay with -Djournal.seed=" + seed;
   }
 
@@ -169,6 +183,7 @@ final class CrashScenario {
         .queueCapacity(64)
         // Half the seeds prepare segments on their own thread, half on the I/O thread.
         .backgroundPreparation(background)
+        .markLinger(linger)
         .build();
     return SegmentedJournal.open(config, mutant == Mutant.ACKNOWLEDGE_BEFORE_FORCE
         ? SegmentedJournal.Defect.ACKNOWLEDGE_BEFORE_FORCE
@@ -222,7 +237,8 @@ final class CrashScenario {
           marks.add(sequences);
           markFutures.add(mark);
         }
-        future = mark;
+        // A held mark completes only with a later append's force: never waited for here.
+        future = waitForMarks ? mark : null;
       } else if (choice < 35) {
         List<JournalModel.Append> unit = model.newUnit(random, 2 + random.nextInt(2), maxPayload);
         List<JournalEntry> entries = new ArrayList<>();
@@ -246,7 +262,7 @@ final class CrashScenario {
         }
         future = append.future;
       }
-      if (wait) {
+      if (wait && future != null) {
         future.get();
         collectAcknowledgements();
       }

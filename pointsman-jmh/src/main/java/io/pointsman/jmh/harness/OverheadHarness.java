@@ -83,11 +83,12 @@ import org.HdrHistogram.Histogram;
  * --out=pointsman-jmh/results/harness/evidence}
  * (options: {@code --rates=50,500 --sizes=150,4096 --paths=bypass,hit,stream,semantic --warmup=2
  * --measure=8 --profile=durable|journal|memory --transport=jdk|apache --warm=60 --warm-rate=500
- * --ramp} — {@code --warm} first warms the JVM for that many seconds per arm, unrecorded;
- * {@code --ramp} instead finds the highest rate the durable profile sustains with p99 under
- * 10 ms and no errors, at {@code --ramp-rates=50,100,...,4000}). Besides the process's CPU
- * per request, every window reports its JIT compiler threads' share and the PostgreSQL server
- * processes' CPU per request.
+ * --mark-linger=PT0S --ramp} — {@code --warm} first warms the JVM for that many seconds per
+ * arm, unrecorded; {@code --mark-linger} sets the journal's {@link JournalConfig#markLinger()},
+ * as an ISO-8601 duration; {@code --ramp} instead finds the highest rate the durable profile
+ * sustains with p99 under 10 ms and no errors, at {@code --ramp-rates=50,100,...,4000}).
+ * Besides the process's CPU per request, every window reports its JIT compiler threads' share
+ * and the PostgreSQL server processes' CPU per request.
  */
 public final class OverheadHarness {
   private static final String MODEL = "gpt-fixture";
@@ -100,6 +101,8 @@ public final class OverheadHarness {
   private final String profile;
   /** The adapter's transport: {@code jdk} (the adapter's default) or {@code apache}. */
   private String transport = "jdk";
+  /** The journal's mark linger in gateway runs; null for the journal's default. */
+  private static Duration markLinger;
   private final List<String> summary = new ArrayList<>();
   /** What the last measured window cost beyond latency (set by every run). */
   private Attribution lastAttribution = Attribution.NONE;
@@ -155,6 +158,9 @@ public final class OverheadHarness {
     Files.createDirectories(out.resolve("runs"));
     OverheadHarness harness = new OverheadHarness(out, opts.getOrDefault("profile", "durable"));
     harness.transport = opts.getOrDefault("transport", "jdk");
+    if (opts.containsKey("mark-linger")) {
+      markLinger = Duration.parse(opts.get("mark-linger"));
+    }
     try {
       harness.environment(opts);
       double warm = Double.parseDouble(opts.getOrDefault("warm", "0"));
@@ -198,6 +204,8 @@ public final class OverheadHarness {
     lines.add("postgresql: " + TestDatabases.server());
     lines.add("commit: " + git());
     lines.add("options: " + opts);
+    lines.add("journal mark linger: " + (markLinger == null
+        ? JournalConfig.DEFAULT_MARK_LINGER + " (default)" : markLinger));
     lines.add("provider transport: " + (transport.equals("apache")
         ? "ApacheHttpTransport (pointsman-httpclient5), also the direct arm's client (but for"
             + " streams)" : "the adapter's default (JDK HttpClient), also the direct arm's"));
@@ -336,6 +344,15 @@ public final class OverheadHarness {
     }
   }
 
+  /** The journal of a gateway run: the defaults, but for {@code --mark-linger}. */
+  private static JournalConfig journalConfig(Path journalDir) {
+    JournalConfig.Builder b = JournalConfig.builder(journalDir);
+    if (markLinger != null) {
+      b.markLinger(markLinger);
+    }
+    return b.build();
+  }
+
   /** Where a gateway run's usage goes, and how it is reconciled afterwards. */
   private interface Books extends AutoCloseable {
     Accounting accounting();
@@ -378,7 +395,7 @@ public final class OverheadHarness {
     }
 
     DurableBooks(Path journalDir) {
-      accounting = JournalAccounting.builder(JournalConfig.builder(journalDir).build(),
+      accounting = JournalAccounting.builder(journalConfig(journalDir),
           settlement).open();
     }
 
@@ -422,7 +439,7 @@ public final class OverheadHarness {
     final JournalAccounting accounting;
 
     JournalBooks(Path journalDir) {
-      accounting = JournalAccounting.builder(JournalConfig.builder(journalDir).build(),
+      accounting = JournalAccounting.builder(journalConfig(journalDir),
           new Settlement() {
             @Override
             public void settle(List<UsageRecord> records) {
@@ -653,20 +670,23 @@ public final class OverheadHarness {
   /**
    * The process-wide costs of a measured window: process CPU (user + system, every thread:
    * the generator, the fixture and, in a gateway run, the gateway), GC pauses, and the
-   * journal's forces and their latency.
+   * journal's forces (all of them, and those made for delivered marks alone) and their latency.
    */
   record Attribution(double cpuPerRequestMicros, long gcMillis, long gcCount,
       double forcesPerRequest, double forceP50Micros, double forceP99Micros, long backlog,
-      double jitPerRequestMicros, double postgresPerRequestMicros) {
+      double markForcesPerRequest, double jitPerRequestMicros,
+      double postgresPerRequestMicros) {
     static final String HEADER = "cpu_us_per_request,gc_ms,gc_count,forces_per_request,"
-        + "force_p50_us,force_p99_us,settle_backlog,jit_us_per_request,"
-        + "postgres_us_per_request";
+        + "force_p50_us,force_p99_us,settle_backlog,mark_forces_per_request,"
+        + "jit_us_per_request,postgres_us_per_request";
     static final Attribution NONE = new Attribution(Double.NaN, 0, 0, Double.NaN, Double.NaN,
-        Double.NaN, 0, Double.NaN, Double.NaN);
+        Double.NaN, 0, Double.NaN, Double.NaN, Double.NaN);
 
     String csv() {
       return cpuText() + "," + gcMillis + "," + gcCount + "," + forcesText() + ","
           + opt(forceP50Micros) + "," + forceP99Text() + "," + backlog + ","
+          + (Double.isNaN(markForcesPerRequest) ? ""
+              : String.format(Locale.ROOT, "%.3f", markForcesPerRequest)) + ","
           + opt(jitPerRequestMicros) + "," + opt(postgresPerRequestMicros);
     }
 
@@ -715,12 +735,15 @@ public final class OverheadHarness {
       long cpu = processCpuNanos() - cpuNanos;
       long[] gc = gc();
       double forces = Double.NaN;
+      double markForces = Double.NaN;
       double p50 = Double.NaN;
       double p99 = Double.NaN;
       if (journal != null) {
         io.pointsman.journal.JournalMetrics after = journal.get();
         forces = requests == 0 ? Double.NaN
             : (double) (after.forces() - journalBefore.forces()) / requests;
+        markForces = requests == 0 ? Double.NaN
+            : (double) (after.markOnlyForces() - journalBefore.markOnlyForces()) / requests;
         org.HdrHistogram.Histogram h = after.forceLatencyNanos();
         h.subtract(journalBefore.forceLatencyNanos());
         p50 = h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1_000.0;
@@ -729,7 +752,8 @@ public final class OverheadHarness {
       double jit = Proc.perRequestMicros(Proc.jitTicks() - jitTicks, requests);
       double postgres = Proc.perRequestMicros(Proc.postgresTicks() - postgresTicks, requests);
       return new Attribution(requests == 0 ? Double.NaN : cpu / 1_000.0 / requests,
-          gc[0] - gcMillis, gc[1] - gcCount, forces, p50, p99, backlog, jit, postgres);
+          gc[0] - gcMillis, gc[1] - gcCount, forces, p50, p99, backlog, markForces, jit,
+          postgres);
     }
 
     private static long processCpuNanos() {
