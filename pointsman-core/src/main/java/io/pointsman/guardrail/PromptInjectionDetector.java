@@ -142,6 +142,11 @@ public final class PromptInjectionDetector implements Detector {
     return matcher.size();
   }
 
+  /** The literal phrase at an index, after template expansion; for tests. */
+  String phrase(int index) {
+    return matcher.literal(index);
+  }
+
   /**
    * Scores a text: the sum of the weights of the distinct signal categories it contains.
    *
