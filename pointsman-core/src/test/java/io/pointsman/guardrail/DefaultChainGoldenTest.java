@@ -39,8 +39,9 @@ import org.junit.jupiter.api.Test;
  * semantic cache's prompt corpora (module {@code pointsman-cache-semantic}), the JMH input
  * chain benchmark's payloads (150 B, 4 KiB and 32 KiB, clean and with a token), every phrase of
  * the heuristic (in a sentence; upper-cased with odd blanks; glued to word characters), and
- * 3,000 seeded random texts over letters, digits, punctuation, blanks, trigger words and a few
- * non-ASCII characters. Each corpus text
+ * three sets of 3,000 seeded random texts: characters (letters, digits, punctuation, blanks,
+ * trigger words and a few non-ASCII characters), token soup (the tokeniser's cases) and
+ * key-like runs (around the bare AWS secret key rule's length of 40). Each corpus text
  * is read as written, upper-cased, and obfuscated (zero-width characters, full-width forms,
  * Cyrillic look-alikes, accents, leetspeak digits, odd blanks: the classifier's non-ASCII
  * paths); every fourth text also base64-encoded; and runs of 8 and 64 consecutive texts are
@@ -109,7 +110,7 @@ class DefaultChainGoldenTest {
         out.write(actual.getBytes(StandardCharsets.UTF_8));
       }
     }
-    assertThat(texts).as("texts checked").isGreaterThan(70_000);
+    assertThat(texts).as("texts checked").isGreaterThan(80_000);
     List<String> expected;
     try (InputStream in = new GZIPInputStream(Files.newInputStream(GOLDEN))) {
       expected = List.of(new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n"));
@@ -189,6 +190,8 @@ class DefaultChainGoldenTest {
     }
     groups.put("every heuristic phrase: in a sentence, upper-cased with odd blanks, glued", phrases);
     groups.put("random characters", randomTexts(new Random(20_261_202L), 3000));
+    groups.put("random token soup", tokenSoup(new Random(20_261_203L), 3000));
+    groups.put("random key-like runs", keyRuns(new Random(20_261_204L), 3000));
     int seed = 0;
     for (Map.Entry<String, List<String>> c : corpora.entrySet()) {
       List<String> texts = c.getValue();
@@ -234,6 +237,119 @@ class DefaultChainGoldenTest {
           } else {
             sb.append(c);
           }
+        }
+      }
+      out.add(sb.toString());
+    }
+    return out;
+  }
+
+  private static final String[] SOUP_SEPARATORS = {" ", " ", " ", "  ", "\n", "\n\n", "\t", ".",
+    "-", "_", "*", ", ", ": ", "=", "/", "+", "@", "$", "\u200B", "\u00AD", "\u00A0", "<", ">",
+    "[", "]", "#", "|", "###", "[[[", "\r\n"};
+  private static final String[] SOUP_LETTERS = {"é", "ß", "ñ", "ø", "а", "е", "о", "р", "α", "ο",
+    "ρ", "ｉ", "ｇ", "Ａ", "中", "文", "の", "한", "ก", "\uD83D\uDE00", "ı", "ſ", "K"};
+
+  /**
+   * Random sequences of the tokeniser's cases: words of 1 to 60 letters and digits (mixed
+   * case, leetspeak, over the 48 kept), single letters spelled out with separators, words and
+   * phrases repeated back to back, base64 of words, non-ASCII letters, zero-width characters,
+   * structural characters and their runs.
+   */
+  static List<String> tokenSoup(Random random, int count) {
+    String[] vocabulary = {"ignore", "previous", "instructions", "instrucciones", "system",
+        "prompt", "reveal", "you", "are", "now", "the", "developer", "mode", "hello", "world",
+        "password", "token", "1gn0r3", "pr3v10u5", "s3cr3t", "h@ck", "pa$$word", "a", "i", "s"};
+    List<String> out = new ArrayList<>();
+    for (int n = 0; n < count; n++) {
+      StringBuilder sb = new StringBuilder();
+      int pieces = 1 + random.nextInt(n % 20 == 0 ? 600 : 60);
+      List<String> recent = new ArrayList<>();
+      for (int p = 0; p < pieces; p++) {
+        int kind = random.nextInt(12);
+        String piece;
+        if (kind < 4) {
+          piece = vocabulary[random.nextInt(vocabulary.length)];
+          if (random.nextInt(4) == 0) {
+            piece = piece.toUpperCase(Locale.ROOT);
+          }
+        } else if (kind == 4) {
+          StringBuilder w = new StringBuilder();
+          int len = 1 + random.nextInt(60);
+          for (int i = 0; i < len; i++) {
+            int r = random.nextInt(40);
+            w.append(r < 26 ? (char) ('a' + r) : r < 36 ? (char) ('0' + r - 26)
+                : (char) ('A' + random.nextInt(26)));
+          }
+          piece = w.toString();
+        } else if (kind == 5) {
+          String word = vocabulary[random.nextInt(vocabulary.length)];
+          String sep = new String[] {" ", ".", "-", "_", "*", "  ", ". "}[random.nextInt(7)];
+          piece = String.join(sep, word.split(""));
+        } else if (kind == 6 && !recent.isEmpty()) {
+          int back = Math.min(recent.size(), 1 + random.nextInt(4));
+          String phrase = String.join(" ", recent.subList(recent.size() - back, recent.size()));
+          piece = (phrase + " ").repeat(1 + random.nextInt(4)).strip();
+        } else if (kind == 7) {
+          StringBuilder w = new StringBuilder();
+          for (int i = 0; i < 1 + random.nextInt(8); i++) {
+            w.append(vocabulary[random.nextInt(vocabulary.length)]).append(' ');
+          }
+          piece = Base64.getEncoder().encodeToString(w.toString().getBytes(StandardCharsets.UTF_8));
+          if (random.nextBoolean()) {
+            piece = piece.replace("=", "");
+          }
+        } else if (kind == 8) {
+          StringBuilder w = new StringBuilder();
+          for (int i = 0; i < 1 + random.nextInt(6); i++) {
+            w.append(SOUP_LETTERS[random.nextInt(SOUP_LETTERS.length)]);
+            if (random.nextBoolean()) {
+              w.append((char) ('a' + random.nextInt(26)));
+            }
+          }
+          piece = w.toString();
+        } else {
+          piece = "";
+        }
+        sb.append(piece);
+        if (!piece.isEmpty()) {
+          recent.add(piece);
+        }
+        sb.append(SOUP_SEPARATORS[random.nextInt(SOUP_SEPARATORS.length)]);
+      }
+      out.add(sb.toString());
+    }
+    return out;
+  }
+
+  /**
+   * Random texts with runs of 36 to 44 base64 characters (letters of both cases, digits, a few
+   * {@code +} and {@code /}) among words, with the separators the bare AWS secret key rule
+   * looks at on either side.
+   */
+  static List<String> keyRuns(Random random, int count) {
+    String keyChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    String[] around = {" ", "\n", "-", "_", ".", "%", "=", "\"", ":", "(", ")", ".a", "\nA", "",
+        "x"};
+    List<String> out = new ArrayList<>();
+    for (int n = 0; n < count; n++) {
+      StringBuilder sb = new StringBuilder();
+      int offset = random.nextInt(120);
+      for (int i = 0; i < offset; i++) {
+        sb.append(random.nextInt(6) == 0 ? ' ' : (char) ('a' + random.nextInt(26)));
+      }
+      for (int runs = 0; runs < 1 + random.nextInt(6); runs++) {
+        sb.append(around[random.nextInt(around.length)]);
+        int len = 36 + random.nextInt(9);
+        for (int i = 0; i < len; i++) {
+          sb.append(keyChars.charAt(random.nextInt(random.nextInt(8) == 0 ? 64 : 62)));
+        }
+        sb.append(around[random.nextInt(around.length)]);
+        if (random.nextInt(10) == 0) {
+          sb.append("example");
+        }
+        for (int i = 0; i < random.nextInt(50); i++) {
+          sb.append(random.nextInt(5) == 0 ? ' ' : (char) ('a' + random.nextInt(26)));
         }
       }
       out.add(sb.toString());
