@@ -50,6 +50,9 @@ public final class LiteralMatcher {
   private final boolean wholeWords;
   private final int maxLength;
   private final int states;
+  /** The class of ' ' when whitespace collapses (every whitespace character has it), else 0. */
+  private final int spaceClass;
+  private final boolean[] asciiWord;
 
   /**
    * Receives matches.
@@ -175,6 +178,11 @@ public final class LiteralMatcher {
           table[s * alphabet + k] = table[f * alphabet + k];
         }
       }
+    }
+    this.spaceClass = collapseWhitespace ? classOf[' '] : 0;
+    this.asciiWord = new boolean[0x80];
+    for (char c = 0; c < 0x80; c++) {
+      asciiWord[c] = c == '_' || Character.isLetterOrDigit(c);
     }
     // Rewrite entries as row offsets, negated for states with output along their dictionary chain.
     int[] dense = new int[count * alphabet];
@@ -365,6 +373,245 @@ public final class LiteralMatcher {
     }
     char c = text.charAt(index);
     return c == '_' || Character.isLetterOrDigit(c);
+  }
+
+  /**
+   * Collects every match in {@code text[0, length)} into {@code out}: the same matches, in the
+   * same order, as {@link #find} reports, for the built-in detectors, which read a text copied
+   * once into an array ({@link ScanText}).
+   *
+   * @param text the characters
+   * @param length how many of them to scan
+   * @param out receives the matches; cleared first
+   */
+  void findAll(char[] text, int length, Matches out) {
+    findAll(this, out, null, null, text, length);
+  }
+
+  /**
+   * Runs two matchers over one text in a single loop: each keeps its own state and output and
+   * reports exactly what {@link #findAll(char[], int, Matches)} would, but the two automata
+   * step side by side, so that the processor overlaps the two chains of table look-ups that
+   * would otherwise run one after the other. The default input chain reads each text with its
+   * secret triggers and its injection phrases at once.
+   *
+   * @param a the first matcher
+   * @param outA receives its matches; cleared first
+   * @param b the second matcher, or null for the first alone
+   * @param outB receives its matches; cleared first (ignored when b is null)
+   * @param text the characters
+   * @param length how many of them to scan
+   */
+  static void findAll(LiteralMatcher a, Matches outA, LiteralMatcher b, Matches outB,
+      char[] text, int length) {
+    outA.clear();
+    if (b != null) {
+      outB.clear();
+    }
+    if (b == null || b.literals.length == 0) {
+      a.scan(text, length, outA);
+      return;
+    }
+    if (a.literals.length == 0) {
+      b.scan(text, length, outB);
+      return;
+    }
+    final int[] da = a.delta;
+    final char[] ca = a.classOf;
+    final int[] db = b.delta;
+    final char[] cb = b.classOf;
+    final boolean collapseA = a.collapseWhitespace;
+    final boolean collapseB = b.collapseWhitespace;
+    final int spaceA = a.spaceClass;
+    final int spaceB = b.spaceClass;
+    int[] ringA = collapseA ? a.ring() : null;
+    int[] ringB = collapseB ? b.ring() : null;
+    int maskA = collapseA ? ringA.length - 1 : 0;
+    int maskB = collapseB ? ringB.length - 1 : 0;
+    int fedA = 0;
+    int fedB = 0;
+    boolean lastSpaceA = false;
+    boolean lastSpaceB = false;
+    int sa = 0;
+    int sb = 0;
+    for (int i = 0; i < length; i++) {
+      char c = text[i];
+      int ka = ca[c];
+      boolean stepA = true;
+      if (collapseA) {
+        boolean space = ka == spaceA && (spaceA != 0 || isSpace(c));
+        stepA = !(space && lastSpaceA);
+        lastSpaceA = space;
+        if (stepA) {
+          ringA[fedA++ & maskA] = i;
+        }
+      }
+      if (stepA) {
+        int t = da[sa + ka];
+        if (t < 0) {
+          t = ~t;
+          a.collect(text, length, t / a.alphabet, i + 1, ringA, fedA, maskA, outA);
+        }
+        sa = t;
+      }
+      int kb = cb[c];
+      boolean stepB = true;
+      if (collapseB) {
+        boolean space = kb == spaceB && (spaceB != 0 || isSpace(c));
+        stepB = !(space && lastSpaceB);
+        lastSpaceB = space;
+        if (stepB) {
+          ringB[fedB++ & maskB] = i;
+        }
+      }
+      if (stepB) {
+        int t = db[sb + kb];
+        if (t < 0) {
+          t = ~t;
+          b.collect(text, length, t / b.alphabet, i + 1, ringB, fedB, maskB, outB);
+        }
+        sb = t;
+      }
+    }
+  }
+
+  /** One matcher's automaton over an array. */
+  private void scan(char[] text, int length, Matches out) {
+    if (literals.length == 0) {
+      return;
+    }
+    final int[] d = delta;
+    final char[] cls = classOf;
+    if (!collapseWhitespace) {
+      int s = 0;
+      for (int i = 0; i < length; i++) {
+        int t = d[s + cls[text[i]]];
+        if (t < 0) {
+          t = ~t;
+          collect(text, length, t / alphabet, i + 1, null, 0, 0, out);
+        }
+        s = t;
+      }
+      return;
+    }
+    final int space = spaceClass;
+    int[] ring = ring();
+    int mask = ring.length - 1;
+    int fed = 0;
+    boolean lastSpace = false;
+    int s = 0;
+    for (int i = 0; i < length; i++) {
+      char c = text[i];
+      int k = cls[c];
+      boolean isSpace = k == space && (space != 0 || isSpace(c));
+      if (isSpace && lastSpace) {
+        continue;
+      }
+      lastSpace = isSpace;
+      ring[fed++ & mask] = i;
+      int t = d[s + k];
+      if (t < 0) {
+        t = ~t;
+        collect(text, length, t / alphabet, i + 1, ring, fed, mask, out);
+      }
+      s = t;
+    }
+  }
+
+  /**
+   * The ring of the positions of the last characters fed to the automaton, from which a match's
+   * start is read when collapsed whitespace made it longer in the text than the literal is.
+   */
+  private int[] ring() {
+    return new int[Integer.highestOneBit(Math.max(1, maxLength) * 2)];
+  }
+
+  /** Adds the literals ending at {@code end} in {@code state}, as {@link #report} reports them. */
+  private void collect(char[] text, int length, int state, int end, int[] ring, int fed,
+      int mask, Matches out) {
+    for (int s = outLiteral[state] >= 0 ? state : outLink[state]; s >= 0; s = outLink[s]) {
+      int id = outLiteral[s];
+      int start = ring == null ? end - lengths[id] : ring[(fed - lengths[id]) & mask];
+      if (accept(text, length, id, start, end)) {
+        out.add(id, start, end);
+      }
+    }
+  }
+
+  private boolean accept(char[] text, int length, int id, int start, int end) {
+    if (wholeWords && ((isWordChar(text, length, start) && isWordChar(text, length, start - 1))
+        || (isWordChar(text, length, end - 1) && isWordChar(text, length, end)))) {
+      return false;
+    }
+    if (exact[id] && (foldCase || collapseWhitespace)) {
+      String literal = literals[id];
+      if (collapseWhitespace && end - start != literal.length()) {
+        return false;
+      }
+      for (int i = 0; i < literal.length(); i++) {
+        if (text[start + i] != literal.charAt(i)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private boolean isWordChar(char[] text, int length, int index) {
+    if (index < 0 || index >= length) {
+      return false;
+    }
+    char c = text[index];
+    return c < 0x80 ? asciiWord[c] : Character.isLetterOrDigit(c);
+  }
+
+  /** Character.isWhitespace, with ASCII decided inline. */
+  private static boolean isSpace(char c) {
+    return c < 0x80 ? c == ' ' || c >= 0x09 && c <= 0x0D || c >= 0x1C && c <= 0x1F
+        : Character.isWhitespace(c);
+  }
+
+  /**
+   * Matches collected by {@link #findAll}: literal index, start and end of each, in the order
+   * {@link #find} reports them. Reusable; not thread-safe.
+   */
+  static final class Matches {
+    private int[] data = new int[48];
+    private int size;
+
+    void clear() {
+      size = 0;
+    }
+
+    /** The number of matches. */
+    int size() {
+      return size;
+    }
+
+    /** The literal index of match i. */
+    int literal(int i) {
+      return data[3 * i];
+    }
+
+    /** The start of match i. */
+    int start(int i) {
+      return data[3 * i + 1];
+    }
+
+    /** The end of match i. */
+    int end(int i) {
+      return data[3 * i + 2];
+    }
+
+    void add(int literal, int start, int end) {
+      if (3 * size + 3 > data.length) {
+        data = Arrays.copyOf(data, data.length * 2);
+      }
+      data[3 * size] = literal;
+      data[3 * size + 1] = start;
+      data[3 * size + 2] = end;
+      size++;
+    }
   }
 
   private char normalize(char c) {

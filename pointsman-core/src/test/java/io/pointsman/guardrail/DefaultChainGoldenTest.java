@@ -188,7 +188,8 @@ class DefaultChainGoldenTest {
       phrases.add(phrase.toUpperCase(Locale.ROOT).replace(" ", i % 2 == 0 ? "  \n " : "\t"));
       phrases.add("x" + phrase + "_ and " + phrase + "9");
     }
-    groups.put("every heuristic phrase: in a sentence, upper-cased with odd blanks, glued", phrases);
+    groups.put("every heuristic phrase: in a sentence, upper-cased with odd blanks, glued",
+        phrases);
     groups.put("random characters", randomTexts(new Random(20_261_202L), 3000));
     groups.put("random token soup", tokenSoup(new Random(20_261_203L), 3000));
     groups.put("random key-like runs", keyRuns(new Random(20_261_204L), 3000));
