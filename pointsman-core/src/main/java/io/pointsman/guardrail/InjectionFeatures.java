@@ -153,14 +153,11 @@ final class InjectionFeatures {
   private int prev1;
   private int prev2;
   private int prevStem;
-  /** The last seven tokens read (emitted or not; h1 the latest), for {@link #repeats}. */
-  private int h1;
-  private int h2;
-  private int h3;
-  private int h4;
-  private int h5;
-  private int h6;
-  private int h7;
+  /**
+   * The last tokens read (emitted or not), for {@link #repeats}: the token k back is at {@code
+   * history[(seen - k) & 7]}.
+   */
+  private final int[] history = new int[8];
   private int seen;
   /** While tokenising decoded base64: where the run starts in the scanned text, else -1. */
   private int decodedAt = -1;
@@ -512,13 +509,7 @@ final class InjectionFeatures {
 
   /** Records a token read without asking whether it repeats. */
   private void note(int token) {
-    h7 = h6;
-    h6 = h5;
-    h5 = h4;
-    h4 = h3;
-    h3 = h2;
-    h2 = h1;
-    h1 = token;
+    history[seen & 7] = token;
     seen++;
   }
 
@@ -528,9 +519,15 @@ final class InjectionFeatures {
    * that keeps the cycle).
    */
   private boolean repeats(int token) {
-    boolean cycle = seen >= 3 && token == h2 && h1 == h3
-        || seen >= 5 && token == h3 && h1 == h4 && h2 == h5
-        || seen >= 7 && token == h4 && h1 == h5 && h2 == h6 && h3 == h7;
+    int[] h = history;
+    int n = seen;
+    int h1 = h[(n - 1) & 7];
+    int h2 = h[(n - 2) & 7];
+    int h3 = h[(n - 3) & 7];
+    boolean cycle = n >= 3 && token == h2 && h1 == h3
+        || n >= 5 && token == h3 && h1 == h[(n - 4) & 7] && h2 == h[(n - 5) & 7]
+        || n >= 7 && token == h[(n - 4) & 7] && h1 == h[(n - 5) & 7] && h2 == h[(n - 6) & 7]
+            && h3 == h[(n - 7) & 7];
     note(token);
     return cycle;
   }

@@ -53,6 +53,8 @@ public final class LiteralMatcher {
   /** The class of ' ' when whitespace collapses (every whitespace character has it), else 0. */
   private final int spaceClass;
   private final boolean[] asciiWord;
+  /** {@link #pairClasses}: the other matcher and the table; replaced, never changed. */
+  private volatile Object[] pairCache;
 
   /**
    * Receives matches.
@@ -416,10 +418,15 @@ public final class LiteralMatcher {
       b.scan(text, length, outB);
       return;
     }
+    if (a.alphabet > 0x100 || b.alphabet > 0x100) {
+      a.scan(text, length, outA);
+      b.scan(text, length, outB);
+      return;
+    }
     final int[] da = a.delta;
-    final char[] ca = a.classOf;
     final int[] db = b.delta;
-    final char[] cb = b.classOf;
+    // Both classes of a character from one look-up: a's in the low byte, b's in the high one.
+    final char[] classes = a.pairClasses(b);
     final boolean collapseA = a.collapseWhitespace;
     final boolean collapseB = b.collapseWhitespace;
     final int spaceA = a.spaceClass;
@@ -436,7 +443,8 @@ public final class LiteralMatcher {
     int sb = 0;
     for (int i = 0; i < length; i++) {
       char c = text[i];
-      int ka = ca[c];
+      int both = classes[c];
+      int ka = both & 0xFF;
       boolean stepA = true;
       if (collapseA) {
         boolean space = ka == spaceA && (spaceA != 0 || isSpace(c));
@@ -454,7 +462,7 @@ public final class LiteralMatcher {
         }
         sa = t;
       }
-      int kb = cb[c];
+      int kb = both >>> 8;
       boolean stepB = true;
       if (collapseB) {
         boolean space = kb == spaceB && (spaceB != 0 || isSpace(c));
@@ -473,6 +481,24 @@ public final class LiteralMatcher {
         sb = t;
       }
     }
+  }
+
+  /**
+   * The class of every character under this matcher in the low byte and under another in the
+   * high byte; both alphabets must have at most 256 classes. Kept for the last matcher asked
+   * about.
+   */
+  private char[] pairClasses(LiteralMatcher other) {
+    Object[] cached = pairCache;
+    if (cached != null && cached[0] == other) {
+      return (char[]) cached[1];
+    }
+    char[] both = new char[classOf.length];
+    for (int c = 0; c < both.length; c++) {
+      both[c] = (char) (classOf[c] | other.classOf[c] << 8);
+    }
+    pairCache = new Object[] {other, both};
+    return both;
   }
 
   /** One matcher's automaton over an array. */
