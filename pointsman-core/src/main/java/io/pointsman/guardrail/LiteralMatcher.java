@@ -423,6 +423,14 @@ public final class LiteralMatcher {
       b.scan(text, length, outB);
       return;
     }
+    if (!a.collapseWhitespace && b.collapseWhitespace) {
+      plainAndCollapsing(a, outA, b, outB, text, length);
+      return;
+    }
+    if (a.collapseWhitespace && !b.collapseWhitespace) {
+      plainAndCollapsing(b, outB, a, outA, text, length);
+      return;
+    }
     final int[] da = a.delta;
     final int[] db = b.delta;
     // Both classes of a character from one look-up: a's in the low byte, b's in the high one.
@@ -431,8 +439,8 @@ public final class LiteralMatcher {
     final boolean collapseB = b.collapseWhitespace;
     final int spaceA = a.spaceClass;
     final int spaceB = b.spaceClass;
-    int[] ringA = collapseA ? a.ring() : null;
-    int[] ringB = collapseB ? b.ring() : null;
+    int[] ringA = collapseA ? a.chunkRing() : null;
+    int[] ringB = collapseB ? b.chunkRing() : null;
     int maskA = collapseA ? ringA.length - 1 : 0;
     int maskB = collapseB ? ringB.length - 1 : 0;
     int fedA = 0;
@@ -484,6 +492,74 @@ public final class LiteralMatcher {
   }
 
   /**
+   * Characters per chunk of the array scans: the automata step through a chunk without calling
+   * anything (a call in the loop would make the compiler keep the loop's state in memory), note
+   * where they reached a state with output, and the matches are collected after the chunk.
+   */
+  private static final int CHUNK = 512;
+
+  /**
+   * {@link #findAll(LiteralMatcher, Matches, LiteralMatcher, Matches, char[], int)} for a
+   * matcher that does not collapse whitespace and one that does (the default input chain's
+   * secret triggers and injection phrases), with the loop written for that pair.
+   */
+  private static void plainAndCollapsing(LiteralMatcher a, Matches outA, LiteralMatcher b,
+      Matches outB, char[] text, int length) {
+    final int[] da = a.delta;
+    final int[] db = b.delta;
+    final char[] classes = a.pairClasses(b);
+    final int spaceB = b.spaceClass;
+    final int[] ringB = b.chunkRing();
+    final int maskB = ringB.length - 1;
+    // Per chunk: (state, end) where a reached output, (state, end, characters fed) for b.
+    final int[] pendingA = new int[2 * CHUNK];
+    final int[] pendingB = new int[3 * CHUNK];
+    int fedB = 0;
+    boolean lastSpaceB = false;
+    int sa = 0;
+    int sb = 0;
+    for (int from = 0; from < length; from += CHUNK) {
+      int to = Math.min(length, from + CHUNK);
+      int na = 0;
+      int nb = 0;
+      for (int i = from; i < to; i++) {
+        char c = text[i];
+        int both = classes[c];
+        int ta = da[sa + (both & 0xFF)];
+        if (ta < 0) {
+          ta = ~ta;
+          pendingA[na] = ta;
+          pendingA[na + 1] = i + 1;
+          na += 2;
+        }
+        sa = ta;
+        int kb = both >>> 8;
+        boolean space = kb == spaceB && (spaceB != 0 || isSpace(c));
+        if (!(space && lastSpaceB)) {
+          ringB[fedB++ & maskB] = i;
+          int tb = db[sb + kb];
+          if (tb < 0) {
+            tb = ~tb;
+            pendingB[nb] = tb;
+            pendingB[nb + 1] = i + 1;
+            pendingB[nb + 2] = fedB;
+            nb += 3;
+          }
+          sb = tb;
+        }
+        lastSpaceB = space;
+      }
+      for (int k = 0; k < na; k += 2) {
+        a.collect(text, length, pendingA[k] / a.alphabet, pendingA[k + 1], null, 0, 0, outA);
+      }
+      for (int k = 0; k < nb; k += 3) {
+        b.collect(text, length, pendingB[k] / b.alphabet, pendingB[k + 1], ringB,
+            pendingB[k + 2], maskB, outB);
+      }
+    }
+  }
+
+  /**
    * The class of every character under this matcher in the low byte and under another in the
    * high byte; both alphabets must have at most 256 classes. Kept for the last matcher asked
    * about.
@@ -501,59 +577,75 @@ public final class LiteralMatcher {
     return both;
   }
 
-  /** One matcher's automaton over an array. */
+  /** One matcher's automaton over an array, in chunks (see {@link #CHUNK}). */
   private void scan(char[] text, int length, Matches out) {
     if (literals.length == 0) {
       return;
     }
     final int[] d = delta;
     final char[] cls = classOf;
-    if (!collapseWhitespace) {
-      int s = 0;
-      for (int i = 0; i < length; i++) {
-        int t = d[s + cls[text[i]]];
-        if (t < 0) {
-          t = ~t;
-          collect(text, length, t / alphabet, i + 1, null, 0, 0, out);
-        }
-        s = t;
-      }
-      return;
-    }
     final int space = spaceClass;
-    int[] ring = ring();
-    int mask = ring.length - 1;
+    final boolean collapse = collapseWhitespace;
+    final int[] ring = collapse ? chunkRing() : null;
+    final int mask = collapse ? ring.length - 1 : 0;
+    final int[] pending = new int[3 * CHUNK];
     int fed = 0;
     boolean lastSpace = false;
     int s = 0;
-    for (int i = 0; i < length; i++) {
-      char c = text[i];
-      int k = cls[c];
-      boolean isSpace = k == space && (space != 0 || isSpace(c));
-      if (isSpace && lastSpace) {
-        continue;
+    for (int from = 0; from < length; from += CHUNK) {
+      int to = Math.min(length, from + CHUNK);
+      int n = 0;
+      if (!collapse) {
+        for (int i = from; i < to; i++) {
+          int t = d[s + cls[text[i]]];
+          if (t < 0) {
+            t = ~t;
+            pending[n] = t;
+            pending[n + 1] = i + 1;
+            n += 3;
+          }
+          s = t;
+        }
+      } else {
+        for (int i = from; i < to; i++) {
+          char c = text[i];
+          int k = cls[c];
+          boolean isSpace = k == space && (space != 0 || isSpace(c));
+          if (isSpace && lastSpace) {
+            continue;
+          }
+          lastSpace = isSpace;
+          ring[fed++ & mask] = i;
+          int t = d[s + k];
+          if (t < 0) {
+            t = ~t;
+            pending[n] = t;
+            pending[n + 1] = i + 1;
+            pending[n + 2] = fed;
+            n += 3;
+          }
+          s = t;
+        }
       }
-      lastSpace = isSpace;
-      ring[fed++ & mask] = i;
-      int t = d[s + k];
-      if (t < 0) {
-        t = ~t;
-        collect(text, length, t / alphabet, i + 1, ring, fed, mask, out);
+      for (int k = 0; k < n; k += 3) {
+        collect(text, length, pending[k] / alphabet, pending[k + 1], ring, pending[k + 2], mask,
+            out);
       }
-      s = t;
     }
   }
 
   /**
-   * The ring of the positions of the last characters fed to the automaton, from which a match's
-   * start is read when collapsed whitespace made it longer in the text than the literal is.
+   * A ring of the positions of the last characters fed to the automaton, from which a match's
+   * start is read when collapsed whitespace made it longer in the text than the literal is:
+   * large enough for a chunk and the longest literal before it.
    */
-  private int[] ring() {
-    return new int[Integer.highestOneBit(Math.max(1, maxLength) * 2)];
+  private int[] chunkRing() {
+    return new int[Integer.highestOneBit((CHUNK + Math.max(1, maxLength)) * 2)];
   }
 
+
   /** Adds the literals ending at {@code end} in {@code state}, as {@link #report} reports them. */
-  private void collect(char[] text, int length, int state, int end, int[] ring, int fed,
+  void collect(char[] text, int length, int state, int end, int[] ring, int fed,
       int mask, Matches out) {
     for (int s = outLiteral[state] >= 0 ? state : outLink[state]; s >= 0; s = outLink[s]) {
       int id = outLiteral[s];
