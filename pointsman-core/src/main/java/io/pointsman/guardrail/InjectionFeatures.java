@@ -83,7 +83,11 @@ final class InjectionFeatures {
   private static final byte A_NEWLINE = 6;
   /** {@code @} and {@code $}: part of a word already started, else a separator. */
   private static final byte A_LEET = 7;
+  /** Any character from U+0080 on. */
+  private static final byte A_NON_ASCII = 8;
   private static final byte[] ASCII_KIND = new byte[0x80];
+  /** The shortest run of base64 characters that is decoded. */
+  private static final int MIN_BASE64 = 20;
 
   static {
     for (char c = 0; c < 0x80; c++) {
@@ -124,9 +128,19 @@ final class InjectionFeatures {
         int end);
   }
 
+  private static final int FNV_OFFSET = 0x811C9DC5;
+  private static final int FNV_PRIME = 0x01000193;
+
   private final Sink sink;
   private final char[] word = new char[MAX_WORD];
   private int wordLen;
+  /**
+   * FNV-1a of the word's characters so far, of its first {@value #STEM} and of all but its
+   * last, kept as characters are appended (see {@link #endWord}).
+   */
+  private int wordHash = FNV_OFFSET;
+  private int wordPrefix = FNV_OFFSET;
+  private int wordBefore = FNV_OFFSET;
   private int wordStart;
   private int wordEnd;
   private boolean wordHasLetter;
@@ -139,14 +153,11 @@ final class InjectionFeatures {
   private int prev1;
   private int prev2;
   private int prevStem;
-  /** The last seven tokens read (emitted or not; h1 the latest), for {@link #repeats}. */
-  private int h1;
-  private int h2;
-  private int h3;
-  private int h4;
-  private int h5;
-  private int h6;
-  private int h7;
+  /**
+   * The last tokens read (emitted or not), for {@link #repeats}: the token k back is at {@code
+   * history[(seen - k) & 7]}.
+   */
+  private final int[] history = new int[8];
   private int seen;
   /** While tokenising decoded base64: where the run starts in the scanned text, else -1. */
   private int decodedAt = -1;
@@ -157,101 +168,166 @@ final class InjectionFeatures {
 
   /** Tokenises a whole text, reporting spans relative to it. */
   void accept(CharSequence text) {
-    process(text, 0, text.length(), true);
+    char[] chars = new char[text.length()];
+    if (text instanceof String s) {
+      s.getChars(0, chars.length, chars, 0);
+    } else {
+      for (int i = 0; i < chars.length; i++) {
+        chars[i] = text.charAt(i);
+      }
+    }
+    accept(chars, chars.length);
   }
 
-  private void process(CharSequence text, int from, int to, boolean decodeBase64) {
+  /** Tokenises {@code text[0, length)}, reporting spans relative to it. */
+  void accept(char[] text, int length) {
+    process(text, 0, length, true);
+  }
+
+  /**
+   * Tokenises {@code text[from, to)}. The common characters (ASCII letters, digits, blanks and
+   * punctuation) are decided here; the others in {@link #other}, which keeps this loop small
+   * enough for the compiler to keep whole.
+   */
+  private void process(char[] text, int from, int to, boolean decodeBase64) {
     int b64Start = -1;
     for (int i = from; i < to; i++) {
-      char raw = text.charAt(i);
-      if (raw < 0x80) {
-        // ASCII, the common case: one table look-up decides, with the same outcome as the
-        // general path below.
-        byte kind = ASCII_KIND[raw];
-        if (decodeBase64) {
-          boolean b64 = kind >= A_LETTER && kind <= A_SLASH;
-          if (b64 && b64Start < 0) {
-            b64Start = i;
-          } else if (!b64 && b64Start >= 0) {
-            base64Run(text, b64Start, i);
-            b64Start = -1;
-          }
-        }
-        int at = decodedAt < 0 ? i : decodedAt;
-        switch (kind) {
-          case A_LETTER -> appendWord((char) (raw | 0x20), at, true, false);
-          case A_DIGIT -> appendWord(raw, at, false, true);
-          case A_SLASH, A_STRUCT -> {
-            endWord();
-            if (!(prev1 == raw && gap == 0 && spelledLen == 0)) {
-              emit(raw, at, at + 1);
-            }
-          }
-          case A_NEWLINE -> {
-            endWord();
-            newline(at);
-          }
-          case A_LEET -> {
-            if (wordLen > 0) {
-              appendWord(raw, at, false, true);
-            } else {
-              endWord();
-              gap++;
-            }
-          }
-          default -> {
-            endWord();
-            gap++;
-          }
-        }
-        continue;
-      }
+      char raw = text[i];
+      byte kind = raw < 0x80 ? ASCII_KIND[raw] : A_NON_ASCII;
       if (decodeBase64) {
-        boolean b64 = Chars.isBase64(raw) || raw == '=';
+        // Non-ASCII characters are no base64 characters.
+        boolean b64 = kind >= A_LETTER && kind <= A_SLASH;
         if (b64 && b64Start < 0) {
           b64Start = i;
         } else if (!b64 && b64Start >= 0) {
-          base64Run(text, b64Start, i);
+          if (i - b64Start >= MIN_BASE64) {
+            base64Run(text, b64Start, i);
+          }
           b64Start = -1;
         }
       }
-      if (raw == 0x200B || raw == 0x200C || raw == 0x200D || raw == 0x2060 || raw == 0xFEFF
-          || raw == 0xAD || raw == 0x200E || raw == 0x200F) {
-        continue;
-      }
-      char c = raw;
-      if (c >= 0xFF01 && c <= 0xFF5E) {
-        c = (char) (c - 0xFEE0);
-      }
-      c = c < FOLD.length ? FOLD[c] : Character.toLowerCase(c);
-      int at = decodedAt < 0 ? i : decodedAt;
-      if ((c >= 'a' && c <= 'z') || Character.isLetter(c) && !isIdeographic(c)) {
-        appendWord(c, at, true, false);
-      } else if (c >= '0' && c <= '9') {
-        appendWord(c, at, false, true);
-      } else if ((c == '@' || c == '$') && wordLen > 0) {
-        appendWord(c, at, false, true);
-      } else if (isIdeographic(c)) {
-        endWord();
-        emit(c, at, at + 1);
-      } else if (c == '<' || c == '>' || c == '/' || c == '[' || c == ']' || c == '#'
-          || c == '|') {
-        endWord();
-        // A run of one structural character ("[[[[", "####") is one token.
-        if (!(prev1 == c && gap == 0 && spelledLen == 0)) {
-          emit(c, at, at + 1);
-        }
-      } else if (c == '\n') {
-        endWord();
-        newline(at);
-      } else {
+      if (kind == A_LETTER || kind == A_DIGIT) {
+        i = asciiWord(text, i, to, decodedAt < 0 ? i : decodedAt) - 1;
+      } else if (kind == A_OTHER || kind == A_BASE64) {
         endWord();
         gap++;
+      } else {
+        other(raw, kind, decodedAt < 0 ? i : decodedAt);
       }
     }
-    if (decodeBase64 && b64Start >= 0) {
+    if (decodeBase64 && b64Start >= 0 && to - b64Start >= MIN_BASE64) {
       base64Run(text, b64Start, to);
     }
+  }
+
+  /** Every character but ASCII letters, digits and separators; {@code at} is its position. */
+  private void other(char raw, byte kind, int at) {
+    switch (kind) {
+      case A_SLASH, A_STRUCT -> {
+        endWord();
+        if (!(prev1 == raw && gap == 0 && spelledLen == 0)) {
+          emit(raw, at, at + 1);
+        }
+        return;
+      }
+      case A_NEWLINE -> {
+        endWord();
+        newline(at);
+        return;
+      }
+      case A_LEET -> {
+        if (wordLen > 0) {
+          appendWord(raw, at, false, true);
+        } else {
+          endWord();
+          gap++;
+        }
+        return;
+      }
+      default -> { }
+    }
+    if (raw == 0x200B || raw == 0x200C || raw == 0x200D || raw == 0x2060 || raw == 0xFEFF
+        || raw == 0xAD || raw == 0x200E || raw == 0x200F) {
+      return;
+    }
+    char c = raw;
+    if (c >= 0xFF01 && c <= 0xFF5E) {
+      c = (char) (c - 0xFEE0);
+    }
+    c = c < FOLD.length ? FOLD[c] : Character.toLowerCase(c);
+    if ((c >= 'a' && c <= 'z') || Character.isLetter(c) && !isIdeographic(c)) {
+      appendWord(c, at, true, false);
+    } else if (c >= '0' && c <= '9') {
+      appendWord(c, at, false, true);
+    } else if ((c == '@' || c == '$') && wordLen > 0) {
+      appendWord(c, at, false, true);
+    } else if (isIdeographic(c)) {
+      endWord();
+      emit(c, at, at + 1);
+    } else if (c == '<' || c == '>' || c == '/' || c == '[' || c == ']' || c == '#'
+        || c == '|') {
+      endWord();
+      // A run of one structural character ("[[[[", "####") is one token.
+      if (!(prev1 == c && gap == 0 && spelledLen == 0)) {
+        emit(c, at, at + 1);
+      }
+    } else if (c == '\n') {
+      endWord();
+      newline(at);
+    } else {
+      endWord();
+      gap++;
+    }
+  }
+
+  /**
+   * Appends the run of ASCII letters and digits at {@code i} to the word, exactly as {@link
+   * #appendWord} would one character at a time, and returns where the run ends. Every character
+   * of the run is a base64 character, so the caller's base64 run goes on through it.
+   */
+  private int asciiWord(char[] text, int i, int to, int at) {
+    int len = wordLen;
+    int hash = wordHash;
+    int prefix = wordPrefix;
+    int before = wordBefore;
+    boolean letter = wordHasLetter;
+    boolean leet = wordHasLeet;
+    if (len == 0) {
+      wordStart = at;
+    }
+    char[] w = word;
+    int j = i;
+    while (true) {
+      char c = text[j];
+      if (c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+        c |= 0x20;
+        letter = true;
+      } else if (c >= '0' && c <= '9') {
+        leet = true;
+      } else {
+        break;
+      }
+      if (len < MAX_WORD) {
+        w[len] = c;
+        if (len == STEM) {
+          prefix = hash;
+        }
+        before = hash;
+        hash = (hash ^ c) * FNV_PRIME;
+        len++;
+      }
+      if (++j == to) {
+        break;
+      }
+    }
+    wordLen = len;
+    wordHash = hash;
+    wordPrefix = prefix;
+    wordBefore = before;
+    wordHasLetter = letter;
+    wordHasLeet = leet;
+    wordEnd = (decodedAt < 0 ? j - 1 : decodedAt) + 1;
+    return j;
   }
 
   /** Ends the text: flushes the last word. Call once after {@link #accept}. */
@@ -271,6 +347,11 @@ final class InjectionFeatures {
       wordStart = at;
     }
     if (wordLen < MAX_WORD) {
+      if (wordLen == STEM) {
+        wordPrefix = wordHash;
+      }
+      wordBefore = wordHash;
+      wordHash = (wordHash ^ c) * FNV_PRIME;
       word[wordLen++] = c;
     }
     wordEnd = at + 1;
@@ -278,15 +359,64 @@ final class InjectionFeatures {
     wordHasLeet |= leet;
   }
 
+  /**
+   * Ends the word being read, if any: emits it as a token unless it repeats. A word of two or
+   * more characters with no letters spelled out before it, the common case, is decided here;
+   * the others in {@link #endWordSlow}.
+   */
   private void endWord() {
-    if (wordLen == 0) {
+    int n = wordLen;
+    if (n == 0) {
       return;
     }
+    if (n == 1 || spelledLen > 0 || wordHasLetter && wordHasLeet) {
+      endWordSlow();
+      return;
+    }
+    wordLen = 0;
+    wordHasLetter = false;
+    wordHasLeet = false;
+    int token = wordHash;
+    int stem = n > STEM ? wordPrefix : n > 3 && word[n - 1] == 's' ? wordBefore : token;
+    wordHash = FNV_OFFSET;
+    wordPrefix = FNV_OFFSET;
+    wordBefore = FNV_OFFSET;
+    // A word repeated back to back ("hello hello hello") is one token, and a phrase of two to
+    // four tokens repeated back to back ("hello world hello world") is read once: repetition is
+    // no evidence, and it would otherwise add up over a window.
+    boolean again = repeats(token);
+    if (token == prev1 || again) {
+      gap = 0;
+      return;
+    }
+    emitRaw(token, stem, wordStart, wordEnd);
+  }
+
+  /**
+   * {@link #endWord} for a single character, a word after letters spelled out one by one
+   * ({@code i g n o r e}), or digits in a word of letters, which read as the letters they
+   * imitate.
+   */
+  private void endWordSlow() {
     int n = wordLen;
     wordLen = 0;
+    // The word's hash and its stem's: FNV-1a after STEM letters is the stem's hash, after n - 1
+    // letters the hash of the word less its last letter.
+    int token = wordHash;
+    int prefix = wordPrefix;
+    int before = wordBefore;
+    wordHash = FNV_OFFSET;
+    wordPrefix = FNV_OFFSET;
+    wordBefore = FNV_OFFSET;
     if (wordHasLetter && wordHasLeet) {
+      token = FNV_OFFSET;
       for (int i = 0; i < n; i++) {
         word[i] = unleet(word[i]);
+        if (i == STEM) {
+          prefix = token;
+        }
+        before = token;
+        token = (token ^ word[i]) * FNV_PRIME;
       }
     }
     wordHasLetter = false;
@@ -308,22 +438,7 @@ final class InjectionFeatures {
       gap = 0;
       return;
     }
-    // The word's hash and its stem's in one pass: FNV-1a after STEM letters is the stem's hash,
-    // after n - 1 letters the hash of the word less its last letter.
-    int token = 0x811C9DC5;
-    int prefix = token;
-    int before = token;
-    for (int i = 0; i < n; i++) {
-      if (i == STEM) {
-        prefix = token;
-      }
-      before = token;
-      token = (token ^ word[i]) * 0x01000193;
-    }
     int stem = n > STEM ? prefix : n > 3 && word[n - 1] == 's' ? before : token;
-    // A word repeated back to back ("hello hello hello") is one token, and a phrase of two to
-    // four tokens repeated back to back ("hello world hello world") is read once: repetition is
-    // no evidence, and it would otherwise add up over a window.
     boolean again = repeats(token);
     if ((token == prev1 || again) && spelledLen == 0) {
       gap = 0;
@@ -394,13 +509,7 @@ final class InjectionFeatures {
 
   /** Records a token read without asking whether it repeats. */
   private void note(int token) {
-    h7 = h6;
-    h6 = h5;
-    h5 = h4;
-    h4 = h3;
-    h3 = h2;
-    h2 = h1;
-    h1 = token;
+    history[seen & 7] = token;
     seen++;
   }
 
@@ -410,9 +519,15 @@ final class InjectionFeatures {
    * that keeps the cycle).
    */
   private boolean repeats(int token) {
-    boolean cycle = seen >= 3 && token == h2 && h1 == h3
-        || seen >= 5 && token == h3 && h1 == h4 && h2 == h5
-        || seen >= 7 && token == h4 && h1 == h5 && h2 == h6 && h3 == h7;
+    int[] h = history;
+    int n = seen;
+    int h1 = h[(n - 1) & 7];
+    int h2 = h[(n - 2) & 7];
+    int h3 = h[(n - 3) & 7];
+    boolean cycle = n >= 3 && token == h2 && h1 == h3
+        || n >= 5 && token == h3 && h1 == h[(n - 4) & 7] && h2 == h[(n - 5) & 7]
+        || n >= 7 && token == h[(n - 4) & 7] && h1 == h[(n - 5) & 7] && h2 == h[(n - 6) & 7]
+            && h3 == h[(n - 7) & 7];
     note(token);
     return cycle;
   }
@@ -446,9 +561,9 @@ final class InjectionFeatures {
   }
 
   private static int hash(char[] chars, int from, int n) {
-    int h = 0x811C9DC5;
+    int h = FNV_OFFSET;
     for (int i = from; i < from + n; i++) {
-      h = (h ^ chars[i]) * 0x01000193;
+      h = (h ^ chars[i]) * FNV_PRIME;
     }
     return h;
   }
@@ -464,13 +579,13 @@ final class InjectionFeatures {
   }
 
   /** Tokenises a base64 run's decoded text too, when it is printable; spans point at the run. */
-  private void base64Run(CharSequence text, int start, int end) {
+  private void base64Run(char[] text, int start, int end) {
     int n = end - start;
-    if (n < 20 || decodedAt >= 0) {
+    if (n < MIN_BASE64 || decodedAt >= 0) {
       return;
     }
     int padded = n;
-    while (padded > 0 && text.charAt(start + padded - 1) == '=') {
+    while (padded > 0 && text[start + padded - 1] == '=') {
       padded--;
     }
     int len = padded - padded % 4 == padded ? padded : padded - padded % 4;
@@ -483,7 +598,7 @@ final class InjectionFeatures {
     for (int i = 0; i < len; i += 4) {
       int v = 0;
       for (int k = 0; k < 4; k++) {
-        int d = base64Value(text.charAt(start + i + k));
+        int d = base64Value(text[start + i + k]);
         if (d < 0) {
           return;
         }
@@ -506,9 +621,9 @@ final class InjectionFeatures {
     }
     endWord();
     flushSpelled();
-    String decoded = new String(out, 0, o, StandardCharsets.UTF_8);
+    char[] decoded = new String(out, 0, o, StandardCharsets.UTF_8).toCharArray();
     decodedAt = start;
-    process(decoded, 0, decoded.length(), false);
+    process(decoded, 0, decoded.length, false);
     endWord();
     flushSpelled();
     decodedAt = -1;

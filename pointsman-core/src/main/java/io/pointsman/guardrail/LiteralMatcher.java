@@ -50,6 +50,11 @@ public final class LiteralMatcher {
   private final boolean wholeWords;
   private final int maxLength;
   private final int states;
+  /** The class of ' ' when whitespace collapses (every whitespace character has it), else 0. */
+  private final int spaceClass;
+  private final boolean[] asciiWord;
+  /** {@link #pairClasses}: the other matcher and the table; replaced, never changed. */
+  private volatile Object[] pairCache;
 
   /**
    * Receives matches.
@@ -175,6 +180,11 @@ public final class LiteralMatcher {
           table[s * alphabet + k] = table[f * alphabet + k];
         }
       }
+    }
+    this.spaceClass = collapseWhitespace ? classOf[' '] : 0;
+    this.asciiWord = new boolean[0x80];
+    for (char c = 0; c < 0x80; c++) {
+      asciiWord[c] = c == '_' || Character.isLetterOrDigit(c);
     }
     // Rewrite entries as row offsets, negated for states with output along their dictionary chain.
     int[] dense = new int[count * alphabet];
@@ -365,6 +375,361 @@ public final class LiteralMatcher {
     }
     char c = text.charAt(index);
     return c == '_' || Character.isLetterOrDigit(c);
+  }
+
+  /**
+   * Collects every match in {@code text[0, length)} into {@code out}: the same matches, in the
+   * same order, as {@link #find} reports, for the built-in detectors, which read a text copied
+   * once into an array ({@link ScanText}).
+   *
+   * @param text the characters
+   * @param length how many of them to scan
+   * @param out receives the matches; cleared first
+   */
+  void findAll(char[] text, int length, Matches out) {
+    findAll(this, out, null, null, text, length);
+  }
+
+  /**
+   * Runs two matchers over one text in a single loop: each keeps its own state and output and
+   * reports exactly what {@link #findAll(char[], int, Matches)} would, but the two automata
+   * step side by side, so that the processor overlaps the two chains of table look-ups that
+   * would otherwise run one after the other. The default input chain reads each text with its
+   * secret triggers and its injection phrases at once.
+   *
+   * @param a the first matcher
+   * @param outA receives its matches; cleared first
+   * @param b the second matcher, or null for the first alone
+   * @param outB receives its matches; cleared first (ignored when b is null)
+   * @param text the characters
+   * @param length how many of them to scan
+   */
+  static void findAll(LiteralMatcher a, Matches outA, LiteralMatcher b, Matches outB,
+      char[] text, int length) {
+    outA.clear();
+    if (b != null) {
+      outB.clear();
+    }
+    if (b == null || b.literals.length == 0) {
+      a.scan(text, length, outA);
+      return;
+    }
+    if (a.literals.length == 0) {
+      b.scan(text, length, outB);
+      return;
+    }
+    if (a.alphabet > 0x100 || b.alphabet > 0x100) {
+      a.scan(text, length, outA);
+      b.scan(text, length, outB);
+      return;
+    }
+    if (!a.collapseWhitespace && b.collapseWhitespace) {
+      plainAndCollapsing(a, outA, b, outB, text, length);
+      return;
+    }
+    if (a.collapseWhitespace && !b.collapseWhitespace) {
+      plainAndCollapsing(b, outB, a, outA, text, length);
+      return;
+    }
+    final int[] da = a.delta;
+    final int[] db = b.delta;
+    // Both classes of a character from one look-up: a's in the low byte, b's in the high one.
+    final char[] classes = a.pairClasses(b);
+    final boolean collapseA = a.collapseWhitespace;
+    final boolean collapseB = b.collapseWhitespace;
+    final int spaceA = a.spaceClass;
+    final int spaceB = b.spaceClass;
+    int[] ringA = collapseA ? a.chunkRing() : null;
+    int[] ringB = collapseB ? b.chunkRing() : null;
+    int maskA = collapseA ? ringA.length - 1 : 0;
+    int maskB = collapseB ? ringB.length - 1 : 0;
+    int fedA = 0;
+    int fedB = 0;
+    boolean lastSpaceA = false;
+    boolean lastSpaceB = false;
+    int sa = 0;
+    int sb = 0;
+    for (int i = 0; i < length; i++) {
+      char c = text[i];
+      int both = classes[c];
+      int ka = both & 0xFF;
+      boolean stepA = true;
+      if (collapseA) {
+        boolean space = ka == spaceA && (spaceA != 0 || isSpace(c));
+        stepA = !(space && lastSpaceA);
+        lastSpaceA = space;
+        if (stepA) {
+          ringA[fedA++ & maskA] = i;
+        }
+      }
+      if (stepA) {
+        int t = da[sa + ka];
+        if (t < 0) {
+          t = ~t;
+          a.collect(text, length, t / a.alphabet, i + 1, ringA, fedA, maskA, outA);
+        }
+        sa = t;
+      }
+      int kb = both >>> 8;
+      boolean stepB = true;
+      if (collapseB) {
+        boolean space = kb == spaceB && (spaceB != 0 || isSpace(c));
+        stepB = !(space && lastSpaceB);
+        lastSpaceB = space;
+        if (stepB) {
+          ringB[fedB++ & maskB] = i;
+        }
+      }
+      if (stepB) {
+        int t = db[sb + kb];
+        if (t < 0) {
+          t = ~t;
+          b.collect(text, length, t / b.alphabet, i + 1, ringB, fedB, maskB, outB);
+        }
+        sb = t;
+      }
+    }
+  }
+
+  /**
+   * Characters per chunk of the array scans: the automata step through a chunk without calling
+   * anything (a call in the loop would make the compiler keep the loop's state in memory), note
+   * where they reached a state with output, and the matches are collected after the chunk.
+   */
+  private static final int CHUNK = 512;
+
+  /**
+   * {@link #findAll(LiteralMatcher, Matches, LiteralMatcher, Matches, char[], int)} for a
+   * matcher that does not collapse whitespace and one that does (the default input chain's
+   * secret triggers and injection phrases), with the loop written for that pair.
+   */
+  private static void plainAndCollapsing(LiteralMatcher a, Matches outA, LiteralMatcher b,
+      Matches outB, char[] text, int length) {
+    final int[] da = a.delta;
+    final int[] db = b.delta;
+    final char[] classes = a.pairClasses(b);
+    final int spaceB = b.spaceClass;
+    final int[] ringB = b.chunkRing();
+    final int maskB = ringB.length - 1;
+    // Per chunk: (state, end) where a reached output, (state, end, characters fed) for b.
+    final int[] pendingA = new int[2 * CHUNK];
+    final int[] pendingB = new int[3 * CHUNK];
+    int fedB = 0;
+    boolean lastSpaceB = false;
+    int sa = 0;
+    int sb = 0;
+    for (int from = 0; from < length; from += CHUNK) {
+      int to = Math.min(length, from + CHUNK);
+      int na = 0;
+      int nb = 0;
+      for (int i = from; i < to; i++) {
+        char c = text[i];
+        int both = classes[c];
+        int ta = da[sa + (both & 0xFF)];
+        if (ta < 0) {
+          ta = ~ta;
+          pendingA[na] = ta;
+          pendingA[na + 1] = i + 1;
+          na += 2;
+        }
+        sa = ta;
+        int kb = both >>> 8;
+        boolean space = kb == spaceB && (spaceB != 0 || isSpace(c));
+        if (!(space && lastSpaceB)) {
+          ringB[fedB++ & maskB] = i;
+          int tb = db[sb + kb];
+          if (tb < 0) {
+            tb = ~tb;
+            pendingB[nb] = tb;
+            pendingB[nb + 1] = i + 1;
+            pendingB[nb + 2] = fedB;
+            nb += 3;
+          }
+          sb = tb;
+        }
+        lastSpaceB = space;
+      }
+      for (int k = 0; k < na; k += 2) {
+        a.collect(text, length, pendingA[k] / a.alphabet, pendingA[k + 1], null, 0, 0, outA);
+      }
+      for (int k = 0; k < nb; k += 3) {
+        b.collect(text, length, pendingB[k] / b.alphabet, pendingB[k + 1], ringB,
+            pendingB[k + 2], maskB, outB);
+      }
+    }
+  }
+
+  /**
+   * The class of every character under this matcher in the low byte and under another in the
+   * high byte; both alphabets must have at most 256 classes. Kept for the last matcher asked
+   * about.
+   */
+  private char[] pairClasses(LiteralMatcher other) {
+    Object[] cached = pairCache;
+    if (cached != null && cached[0] == other) {
+      return (char[]) cached[1];
+    }
+    char[] both = new char[classOf.length];
+    for (int c = 0; c < both.length; c++) {
+      both[c] = (char) (classOf[c] | other.classOf[c] << 8);
+    }
+    pairCache = new Object[] {other, both};
+    return both;
+  }
+
+  /** One matcher's automaton over an array, in chunks (see {@link #CHUNK}). */
+  private void scan(char[] text, int length, Matches out) {
+    if (literals.length == 0) {
+      return;
+    }
+    final int[] d = delta;
+    final char[] cls = classOf;
+    final int space = spaceClass;
+    final boolean collapse = collapseWhitespace;
+    final int[] ring = collapse ? chunkRing() : null;
+    final int mask = collapse ? ring.length - 1 : 0;
+    final int[] pending = new int[3 * CHUNK];
+    int fed = 0;
+    boolean lastSpace = false;
+    int s = 0;
+    for (int from = 0; from < length; from += CHUNK) {
+      int to = Math.min(length, from + CHUNK);
+      int n = 0;
+      if (!collapse) {
+        for (int i = from; i < to; i++) {
+          int t = d[s + cls[text[i]]];
+          if (t < 0) {
+            t = ~t;
+            pending[n] = t;
+            pending[n + 1] = i + 1;
+            n += 3;
+          }
+          s = t;
+        }
+      } else {
+        for (int i = from; i < to; i++) {
+          char c = text[i];
+          int k = cls[c];
+          boolean isSpace = k == space && (space != 0 || isSpace(c));
+          if (isSpace && lastSpace) {
+            continue;
+          }
+          lastSpace = isSpace;
+          ring[fed++ & mask] = i;
+          int t = d[s + k];
+          if (t < 0) {
+            t = ~t;
+            pending[n] = t;
+            pending[n + 1] = i + 1;
+            pending[n + 2] = fed;
+            n += 3;
+          }
+          s = t;
+        }
+      }
+      for (int k = 0; k < n; k += 3) {
+        collect(text, length, pending[k] / alphabet, pending[k + 1], ring, pending[k + 2], mask,
+            out);
+      }
+    }
+  }
+
+  /**
+   * A ring of the positions of the last characters fed to the automaton, from which a match's
+   * start is read when collapsed whitespace made it longer in the text than the literal is:
+   * large enough for a chunk and the longest literal before it.
+   */
+  private int[] chunkRing() {
+    return new int[Integer.highestOneBit((CHUNK + Math.max(1, maxLength)) * 2)];
+  }
+
+
+  /** Adds the literals ending at {@code end} in {@code state}, as {@link #report} reports them. */
+  void collect(char[] text, int length, int state, int end, int[] ring, int fed,
+      int mask, Matches out) {
+    for (int s = outLiteral[state] >= 0 ? state : outLink[state]; s >= 0; s = outLink[s]) {
+      int id = outLiteral[s];
+      int start = ring == null ? end - lengths[id] : ring[(fed - lengths[id]) & mask];
+      if (accept(text, length, id, start, end)) {
+        out.add(id, start, end);
+      }
+    }
+  }
+
+  private boolean accept(char[] text, int length, int id, int start, int end) {
+    if (wholeWords && ((isWordChar(text, length, start) && isWordChar(text, length, start - 1))
+        || (isWordChar(text, length, end - 1) && isWordChar(text, length, end)))) {
+      return false;
+    }
+    if (exact[id] && (foldCase || collapseWhitespace)) {
+      String literal = literals[id];
+      if (collapseWhitespace && end - start != literal.length()) {
+        return false;
+      }
+      for (int i = 0; i < literal.length(); i++) {
+        if (text[start + i] != literal.charAt(i)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private boolean isWordChar(char[] text, int length, int index) {
+    if (index < 0 || index >= length) {
+      return false;
+    }
+    char c = text[index];
+    return c < 0x80 ? asciiWord[c] : Character.isLetterOrDigit(c);
+  }
+
+  /** Character.isWhitespace, with ASCII decided inline. */
+  private static boolean isSpace(char c) {
+    return c < 0x80 ? c == ' ' || c >= 0x09 && c <= 0x0D || c >= 0x1C && c <= 0x1F
+        : Character.isWhitespace(c);
+  }
+
+  /**
+   * Matches collected by {@link #findAll}: literal index, start and end of each, in the order
+   * {@link #find} reports them. Reusable; not thread-safe.
+   */
+  static final class Matches {
+    private int[] data = new int[48];
+    private int size;
+
+    void clear() {
+      size = 0;
+    }
+
+    /** The number of matches. */
+    int size() {
+      return size;
+    }
+
+    /** The literal index of match i. */
+    int literal(int i) {
+      return data[3 * i];
+    }
+
+    /** The start of match i. */
+    int start(int i) {
+      return data[3 * i + 1];
+    }
+
+    /** The end of match i. */
+    int end(int i) {
+      return data[3 * i + 2];
+    }
+
+    void add(int literal, int start, int end) {
+      if (3 * size + 3 > data.length) {
+        data = Arrays.copyOf(data, data.length * 2);
+      }
+      data[3 * size] = literal;
+      data[3 * size + 1] = start;
+      data[3 * size + 2] = end;
+      size++;
+    }
   }
 
   private char normalize(char c) {

@@ -33,8 +33,9 @@ import java.util.Objects;
  * trained and what it scores on held-out data. It looks at user and tool messages (and JSON
  * fields), not at system or developer messages, which are the host's own.
  *
- * <p>Immutable and thread-safe; linear in the text's length, with no allocation that grows with
- * it.
+ * <p>Immutable and thread-safe; linear in the text's length. It reads the text from one copy of
+ * its characters (in a chain, the copy all built-in detectors share) and allocates nothing else
+ * that grows with it.
  *
  * <pre>{@code
  * PromptInjectionClassifier stricter = PromptInjectionClassifier.ofDefaults()
@@ -130,7 +131,8 @@ public final class PromptInjectionClassifier implements Detector {
    * @return the score; the model's bias for a text without tokens
    */
   public double score(CharSequence text) {
-    return new Scorer(text).best;
+    ScanText t = ScanText.of(text);
+    return new Scorer(t.chars, t.length).best;
   }
 
   @Override
@@ -146,7 +148,12 @@ public final class PromptInjectionClassifier implements Detector {
   @Override
   public void scan(CharSequence text, List<Finding> out) {
     Objects.requireNonNull(out, "out");
-    Scorer s = new Scorer(text);
+    scan(ScanText.of(text), out);
+  }
+
+  /** {@link #scan(CharSequence, List)} over a text the chain copied once for its detectors. */
+  void scan(ScanText text, List<Finding> out) {
+    Scorer s = new Scorer(text.chars, text.length);
     if (s.bestEnd <= s.bestStart) {
       return;
     }
@@ -165,15 +172,25 @@ public final class PromptInjectionClassifier implements Detector {
     private int count;
     /** The window's sum of weights, in thousandths. */
     private int sum;
+    /**
+     * The best full window's sum. Windows are compared by their integer sums: the score {@code
+     * bias + sum / 1000.0} grows strictly with the sum over the range sums can take, so that
+     * the score is computed once, from the best sum, and comes out the same.
+     */
+    private int bestSum;
+    private boolean windowSeen;
     double best;
     int bestStart;
     int bestEnd;
 
-    Scorer(CharSequence text) {
+    Scorer(char[] text, int length) {
       best = bias;
       InjectionFeatures f = new InjectionFeatures(this);
-      f.accept(text);
+      f.accept(text, length);
       f.finish();
+      if (windowSeen) {
+        best = bias + bestSum / 1000.0;
+      }
       if (count > 0 && count < WINDOW) {
         // A text shorter than one window is scored whole.
         best = bias + sum / 1000.0;
@@ -197,7 +214,7 @@ public final class PromptInjectionClassifier implements Detector {
         int start, int end) {
       int c = weights[unigram] + weights[bigram] + weights[trigram] + weights[stem]
           + weights[stemBigram];
-      int slot = count % WINDOW;
+      int slot = count & (WINDOW - 1);
       if (count >= WINDOW) {
         sum -= ring[slot];
       }
@@ -206,9 +223,9 @@ public final class PromptInjectionClassifier implements Detector {
       ends[slot] = end;
       sum += c;
       count++;
-      double score = bias + sum / 1000.0;
-      if (count >= WINDOW && (score > best || bestEnd == 0)) {
-        best = score;
+      if (count >= WINDOW && (sum > bestSum || !windowSeen)) {
+        windowSeen = true;
+        bestSum = sum;
         span(WINDOW);
       }
     }

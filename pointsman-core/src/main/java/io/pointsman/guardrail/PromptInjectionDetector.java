@@ -142,6 +142,16 @@ public final class PromptInjectionDetector implements Detector {
     return matcher.size();
   }
 
+  /** The matcher of the phrases. */
+  LiteralMatcher matcher() {
+    return matcher;
+  }
+
+  /** The literal phrase at an index, after template expansion; for tests. */
+  String phrase(int index) {
+    return matcher.literal(index);
+  }
+
   /**
    * Scores a text: the sum of the weights of the distinct signal categories it contains.
    *
@@ -149,17 +159,21 @@ public final class PromptInjectionDetector implements Detector {
    * @return the score, 0 when no signal is present
    */
   public double score(CharSequence text) {
+    return score(ScanText.of(text).matches(matcher));
+  }
+
+  /** The sum of the weights of the distinct categories, added in order of match. */
+  private double score(LiteralMatcher.Matches matches) {
     boolean[] seen = new boolean[categories.length];
-    double[] score = {0};
-    matcher.find(text, (literal, start, end) -> {
-      int c = categoryOf[literal];
+    double score = 0;
+    for (int i = 0; i < matches.size(); i++) {
+      int c = categoryOf[matches.literal(i)];
       if (!seen[c]) {
         seen[c] = true;
-        score[0] += weights[c];
+        score += weights[c];
       }
-      return true;
-    });
-    return score[0];
+    }
+    return score;
   }
 
   @Override
@@ -175,20 +189,16 @@ public final class PromptInjectionDetector implements Detector {
   @Override
   public void scan(CharSequence text, List<Finding> out) {
     Objects.requireNonNull(out, "out");
-    boolean[] seen = new boolean[categories.length];
-    double[] score = {0};
-    List<Finding> hits = new ArrayList<>();
-    matcher.find(text, (literal, start, end) -> {
-      int c = categoryOf[literal];
-      if (!seen[c]) {
-        seen[c] = true;
-        score[0] += weights[c];
+    scan(ScanText.of(text), out);
+  }
+
+  /** {@link #scan(CharSequence, List)} over a text the chain copied once for its detectors. */
+  void scan(ScanText text, List<Finding> out) {
+    LiteralMatcher.Matches matches = text.matches(matcher);
+    if (matches.size() > 0 && score(matches) >= threshold) {
+      for (int i = 0; i < matches.size(); i++) {
+        out.add(new Finding(RULE, matches.start(i), matches.end(i)));
       }
-      hits.add(new Finding(RULE, start, end));
-      return true;
-    });
-    if (score[0] >= threshold) {
-      out.addAll(hits);
     }
   }
 

@@ -56,6 +56,8 @@ final class RuleSet {
   static final class Scratch {
     final List<Finding> found = new ArrayList<>();
     final List<Finding> redact = new ArrayList<>();
+    /** The text the built-in detectors read, copied once per text for all of them. */
+    final ScanText text = new ScanText();
   }
 
   /**
@@ -81,6 +83,21 @@ final class RuleSet {
       Scratch scratch) {
     List<Finding> redact = scratch.redact;
     redact.clear();
+    ScanText shared = null;
+    // The first two matchers of built-in detectors that look at this role read the text in
+    // one pass.
+    LiteralMatcher first = null;
+    LiteralMatcher second = null;
+    for (Entry entry : entries) {
+      LiteralMatcher m = ScanText.matcherOf(entry.detector());
+      if (m != null && m != first && entry.detector().appliesTo(role)) {
+        if (first == null) {
+          first = m;
+        } else if (second == null) {
+          second = m;
+        }
+      }
+    }
     for (Entry entry : entries) {
       Detector detector = entry.detector();
       if (!detector.appliesTo(role)) {
@@ -89,7 +106,15 @@ final class RuleSet {
       List<Finding> found = scratch.found;
       found.clear();
       try {
-        detector.scan(text, found);
+        if (ScanText.reads(detector)) {
+          if (shared == null) {
+            shared = scratch.text.fill(text);
+            shared.pair(first, second);
+          }
+          shared.scan(detector, found);
+        } else {
+          detector.scan(text, found);
+        }
       } catch (ScanBudgetExceededException e) {
         notify(identity, e.family() + ".budget", GuardrailAction.BLOCK);
         throw PointsmanException.denied(Status.BAD_REQUEST, stage, e.family() + ".budget",

@@ -172,29 +172,43 @@ public final class SecretDetector implements Detector {
     return "secret";
   }
 
+  /** The matcher of the places a credential can start. */
+  LiteralMatcher triggers() {
+    return triggers;
+  }
+
   @Override
   public void scan(CharSequence text, List<Finding> out) {
     Objects.requireNonNull(out, "out");
+    scan(ScanText.of(text), out);
+  }
+
+  /** {@link #scan(CharSequence, List)} over a text the chain copied once for its detectors. */
+  void scan(ScanText scanned, List<Finding> out) {
+    CharSequence text = scanned.text;
     // Where the last private key body and the last credential name ended: a trigger inside
     // either would re-read the same characters, so skipping it keeps the scan linear.
-    int[] consumed = new int[2];
+    int consumedKey = 0;
+    int consumedName = 0;
     int first = out.size();
-    triggers.find(text, (literal, start, end) -> {
-      Kind kind = kinds[literal];
+    LiteralMatcher.Matches matches = scanned.matches(triggers);
+    for (int m = 0; m < matches.size(); m++) {
+      Kind kind = kinds[matches.literal(m)];
+      int start = matches.start(m);
+      int end = matches.end(m);
       if (kind == Kind.PRIVATE_KEY) {
-        if (start >= consumed[0]) {
-          consumed[0] = privateKey(text, start, end, out);
+        if (start >= consumedKey) {
+          consumedKey = privateKey(text, start, end, out);
         }
       } else if (kind == Kind.ASSIGNMENT || kind == Kind.KEY_WORD) {
-        if (start >= consumed[1]) {
-          consumed[1] = assignment(text, start, end, kind == Kind.KEY_WORD, out);
+        if (start >= consumedName) {
+          consumedName = assignment(text, start, end, kind == Kind.KEY_WORD, out);
         }
       } else {
         check(kind, text, start, end, out);
       }
-      return true;
-    });
-    awsSecretKeys(text, out);
+    }
+    awsSecretKeys(scanned.chars, scanned.length, text, out);
     dropGenericOverlaps(out, first);
   }
 
@@ -409,53 +423,66 @@ public final class SecretDetector implements Detector {
    * a longer token or of a wrapped base64 block) with upper- and lower-case letters and digits,
    * at most four {@code +}/{@code /}, and at least 22 distinct characters. Git SHAs (hex) and
    * base64 data (padded, longer, or wrapped into lines) do not qualify.
+   *
+   * <p>Only runs of exactly 40 are classified, and every run of 40 or more covers one of the
+   * positions 39, 79, 119, …: the scan reads those, and around them only where one is a base64
+   * character, so that it reads a small part of a text.
    */
-  private static void awsSecretKeys(CharSequence t, List<Finding> out) {
-    int n = t.length();
-    int i = 0;
-    while (i < n) {
-      if (!isSecretKeyChar(t.charAt(i))) {
+  private static void awsSecretKeys(char[] t, int n, CharSequence text, List<Finding> out) {
+    int checkpoint = 39;
+    while (checkpoint < n) {
+      if (!isSecretKeyChar(t[checkpoint])) {
+        checkpoint += 40;
+        continue;
+      }
+      int s = checkpoint;
+      while (s > 0 && isSecretKeyChar(t[s - 1])) {
+        s--;
+      }
+      int i = checkpoint + 1;
+      while (i < n && isSecretKeyChar(t[i])) {
         i++;
-        continue;
       }
-      int s = i;
-      while (i < n && isSecretKeyChar(t.charAt(i))) {
-        i++;
+      // The next checkpoint after this run: no run is read twice.
+      checkpoint += (i - checkpoint + 39) / 40 * 40;
+      if (i - s == 40) {
+        awsSecretKey(t, s, text, out);
       }
-      // Most runs are words: only a run of exactly 40 is classified.
-      if (i - s != 40) {
-        continue;
-      }
-      int upper = 0;
-      int lower = 0;
-      int digit = 0;
-      int symbol = 0;
-      for (i = s; i < s + 40; i++) {
-        char c = t.charAt(i);
-        if (c >= 'A' && c <= 'Z') {
-          upper++;
-        } else if (c >= 'a' && c <= 'z') {
-          lower++;
-        } else if (c >= '0' && c <= '9') {
-          digit++;
-        } else {
-          symbol++;
-        }
-      }
-      if (upper == 0 || lower == 0 || digit == 0 || symbol > 4) {
-        continue;
-      }
-      char before = Chars.at(t, s - 1);
-      char after = Chars.at(t, i);
-      if (before == '-' || before == '_' || before == '.' || before == '%' || after == '='
-          || after == '-' || after == '_' || after == '.' && Chars.isAsciiAlnum(Chars.at(t, i + 1))
-          || before == '\n' && isSecretKeyChar(Chars.at(t, s - 2))
-          || after == '\n' && isSecretKeyChar(Chars.at(t, i + 1))
-          || Chars.distinct(t, s, i) < 22 || Chars.containsIgnoreCase(t, s, i, "example")) {
-        continue;
-      }
-      out.add(new Finding("secret.aws_secret_key", s, i));
     }
+  }
+
+  /** Classifies the run of exactly 40 secret key characters at {@code s}. */
+  private static void awsSecretKey(char[] chars, int s, CharSequence t, List<Finding> out) {
+    int upper = 0;
+    int lower = 0;
+    int digit = 0;
+    int symbol = 0;
+    int i;
+    for (i = s; i < s + 40; i++) {
+      char c = chars[i];
+      if (c >= 'A' && c <= 'Z') {
+        upper++;
+      } else if (c >= 'a' && c <= 'z') {
+        lower++;
+      } else if (c >= '0' && c <= '9') {
+        digit++;
+      } else {
+        symbol++;
+      }
+    }
+    if (upper == 0 || lower == 0 || digit == 0 || symbol > 4) {
+      return;
+    }
+    char before = Chars.at(t, s - 1);
+    char after = Chars.at(t, i);
+    if (before == '-' || before == '_' || before == '.' || before == '%' || after == '='
+        || after == '-' || after == '_' || after == '.' && Chars.isAsciiAlnum(Chars.at(t, i + 1))
+        || before == '\n' && isSecretKeyChar(Chars.at(t, s - 2))
+        || after == '\n' && isSecretKeyChar(Chars.at(t, i + 1))
+        || Chars.distinct(t, s, i) < 22 || Chars.containsIgnoreCase(t, s, i, "example")) {
+      return;
+    }
+    out.add(new Finding("secret.aws_secret_key", s, i));
   }
 
   private static boolean hasDigit(CharSequence t, int start, int end) {

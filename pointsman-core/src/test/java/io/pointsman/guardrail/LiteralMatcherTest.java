@@ -89,4 +89,62 @@ class LiteralMatcherTest {
     assertThatThrownBy(() -> LiteralMatcher.builder().add(""))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void findAllReportsWhatFindReportsInTheSameOrderAloneAndInPairs() {
+    Random random = new Random(7);
+    String alphabet = "abAB _-\t\n  <|xyz9é\u00A0\u2003\u017F";
+    for (int round = 0; round < 2000; round++) {
+      LiteralMatcher a = randomMatcher(random, alphabet);
+      LiteralMatcher b = randomMatcher(random, alphabet);
+      // Some texts span several of the array scans' chunks of 512 characters.
+      String text = randomText(random, alphabet, random.nextInt(round % 10 == 0 ? 3000 : 400));
+      char[] chars = (text + "trailing").toCharArray();
+      LiteralMatcher.Matches alone = new LiteralMatcher.Matches();
+      a.findAll(chars, text.length(), alone);
+      assertThat(listed(a, alone)).as("round %d alone: %s", round, text)
+          .containsExactlyElementsOf(matches(a, text));
+      LiteralMatcher.Matches first = new LiteralMatcher.Matches();
+      LiteralMatcher.Matches second = new LiteralMatcher.Matches();
+      LiteralMatcher.findAll(a, first, b, second, chars, text.length());
+      assertThat(listed(a, first)).as("round %d first: %s", round, text)
+          .containsExactlyElementsOf(matches(a, text));
+      assertThat(listed(b, second)).as("round %d second: %s", round, text)
+          .containsExactlyElementsOf(matches(b, text));
+    }
+  }
+
+  private static LiteralMatcher randomMatcher(Random random, String alphabet) {
+    LiteralMatcher.Builder b = LiteralMatcher.builder().caseInsensitive(random.nextBoolean())
+        .collapseWhitespace(random.nextBoolean()).wholeWords(random.nextBoolean());
+    int literals = random.nextInt(10) == 0 ? 0 : 1 + random.nextInt(40);
+    for (int i = 0; i < literals; i++) {
+      String literal = randomText(random, alphabet, 1 + random.nextInt(7)).strip();
+      if (literal.isEmpty()) {
+        continue;
+      }
+      if (random.nextInt(5) == 0) {
+        b.addExact(literal);
+      } else {
+        b.add(literal);
+      }
+    }
+    return b.build();
+  }
+
+  private static List<String> listed(LiteralMatcher m, LiteralMatcher.Matches found) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < found.size(); i++) {
+      out.add(m.literal(found.literal(i)) + "@" + found.start(i) + "-" + found.end(i));
+    }
+    return out;
+  }
+
+  private static String randomText(Random random, String alphabet, int n) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      sb.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    return sb.toString();
+  }
 }
