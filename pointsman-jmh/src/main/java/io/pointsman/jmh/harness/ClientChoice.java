@@ -23,7 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -113,11 +112,7 @@ public final class ClientChoice {
           Double.parseDouble(args[4]), Double.parseDouble(args[5]), args[6]);
       return;
     }
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (String a : args) {
-      String[] kv = a.replaceFirst("^--", "").split("=", 2);
-      opts.put(kv[0], kv.length > 1 ? kv[1] : "true");
-    }
+    Map<String, String> opts = io.pointsman.jmh.Options.parse(args);
     String rates = opts.getOrDefault("rates", "500,1000,2000,3000");
     double seconds = Double.parseDouble(opts.getOrDefault("seconds", "10"));
     double warmup = Double.parseDouble(opts.getOrDefault("warmup", "20"));

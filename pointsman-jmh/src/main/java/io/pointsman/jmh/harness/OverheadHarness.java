@@ -52,7 +52,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -149,11 +148,7 @@ public final class OverheadHarness {
    * @throws Exception when a run fails or does not reconcile
    */
   public static void main(String[] args) throws Exception {
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (String a : args) {
-      String[] kv = a.replaceFirst("^--", "").split("=", 2);
-      opts.put(kv[0], kv.length > 1 ? kv[1] : "true");
-    }
+    Map<String, String> opts = io.pointsman.jmh.Options.parse(args);
     Path out = Path.of(opts.getOrDefault("out", "pointsman-jmh/results/harness/evidence"));
     Files.createDirectories(out.resolve("runs"));
     OverheadHarness harness = new OverheadHarness(out, opts.getOrDefault("profile", "durable"));

@@ -20,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -78,11 +77,7 @@ public final class ServerChoice {
       serve(args[1]);
       return;
     }
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (String a : args) {
-      String[] kv = a.replaceFirst("^--", "").split("=", 2);
-      opts.put(kv[0], kv.length > 1 ? kv[1] : "true");
-    }
+    Map<String, String> opts = io.pointsman.jmh.Options.parse(args);
     int rate = Integer.parseInt(opts.getOrDefault("rate", "300"));
     double seconds = Double.parseDouble(opts.getOrDefault("seconds", "10"));
     Path out = Path.of(opts.getOrDefault("out", "pointsman-jmh/results/server"));

@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -43,11 +42,7 @@ public final class ForceCost {
    * @throws IOException when the file cannot be written or forced
    */
   public static void main(String[] args) throws IOException {
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (String a : args) {
-      String[] kv = a.replaceFirst("^--", "").split("=", 2);
-      opts.put(kv[0], kv.length > 1 ? kv[1] : "true");
-    }
+    Map<String, String> opts = io.pointsman.jmh.Options.parse(args);
     Path out = Path.of(opts.getOrDefault("out", "pointsman-jmh/results/journal/force-cost.csv"));
     Path dir = Path.of(opts.getOrDefault("dir", "."));
     int forces = Integer.parseInt(opts.getOrDefault("forces", "2000"));
