@@ -338,6 +338,9 @@ public final class JournalAccounting implements RecoveringAccounting {
         startOverflow(w.settledSequence());
       }
     }
+    // What recovery queued is a backlog from before the restart: due at once, not after the
+    // settlement linger.
+    oldestQueuedNanos = System.nanoTime() - settleLingerNanos;
     if (!alreadySettled.isEmpty()) {
       // Marks lost in a crash after settlement committed: the call is settled, only the
       // intents' marks are missing. Opening does not wait for them to be durable (they may
