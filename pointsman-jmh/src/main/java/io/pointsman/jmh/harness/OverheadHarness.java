@@ -82,12 +82,15 @@ import org.HdrHistogram.Histogram;
  * --out=pointsman-jmh/results/harness/evidence}
  * (options: {@code --rates=50,500 --sizes=150,4096 --paths=bypass,hit,stream,semantic --warmup=2
  * --measure=8 --profile=durable|journal|memory --transport=jdk|apache --warm=60 --warm-rate=500
- * --mark-linger=PT0S --ramp} — {@code --warm} first warms the JVM for that many seconds per
+ * --mark-linger=PT0S --jfr=bypass-500rps-150B-2 --ramp} — {@code --warm} first warms the JVM for that many seconds per
  * arm, unrecorded; {@code --mark-linger} sets the journal's {@link JournalConfig#markLinger()},
  * as an ISO-8601 duration; {@code --ramp} instead finds the highest rate the durable profile
  * sustains with p99 under 10 ms and no errors, at {@code --ramp-rates=50,100,...,4000}).
  * Besides the process's CPU per request, every window reports its JIT compiler threads' share
- * and the PostgreSQL server processes' CPU per request.
+ * and the PostgreSQL server processes' CPU per request, and the JVM's safepoints and garbage
+ * collection pauses in it (from a JDK Flight Recorder recording of the window, see
+ * {@link Pauses}); {@code --jfr=TEXT} keeps a full profile recording of every measured run whose
+ * id contains TEXT, under {@code jfr/}.
  */
 public final class OverheadHarness {
   private static final String MODEL = "gpt-fixture";
@@ -102,6 +105,8 @@ public final class OverheadHarness {
   private String transport = "jdk";
   /** The journal's mark linger in gateway runs; null for the journal's default. */
   private static Duration markLinger;
+  /** Runs whose id contains this keep a full JFR recording under {@code jfr/}; null for none. */
+  private static String jfrRuns;
   private final List<String> summary = new ArrayList<>();
   /** What the last measured window cost beyond latency (set by every run). */
   private Attribution lastAttribution = Attribution.NONE;
@@ -156,6 +161,7 @@ public final class OverheadHarness {
     if (opts.containsKey("mark-linger")) {
       markLinger = Duration.parse(opts.get("mark-linger"));
     }
+    jfrRuns = opts.get("jfr");
     try {
       harness.environment(opts);
       double warm = Double.parseDouble(opts.getOrDefault("warm", "0"));
@@ -234,7 +240,7 @@ public final class OverheadHarness {
     OUT.printf(Locale.ROOT, "warming the JVM: %s at %d/s for %.0f s per arm ...%n", path, rate,
         seconds);
     gateway("warm-gateway", path, rate, 150, seconds, 1);
-    direct(path, rate, 150, seconds, 1);
+    direct("warm-direct", path, rate, 150, seconds, 1);
     reconciliation.removeIf(line -> line.startsWith("warm-"));
     Files.deleteIfExists(out.resolve("runs").resolve("warm-gateway-stages.csv"));
     lastAttribution = Attribution.NONE;
@@ -251,7 +257,7 @@ public final class OverheadHarness {
       OUT.printf(Locale.ROOT, "run %-32s warmup %.0fs, measure %.0fs ...%n", id, warmup,
           measure);
       OpenLoop.Result result = arm.equals("direct")
-          ? direct(path, rate, size, warmup, measure)
+          ? direct(id, path, rate, size, warmup, measure)
           : gateway(id, path, rate, size, warmup, measure);
       record(id, path, rate, size, rep, i + 1, arm, result);
       // Written after every run, so a run that dies keeps what was measured before it.
@@ -259,7 +265,8 @@ public final class OverheadHarness {
     }
   }
 
-  private OpenLoop.Result direct(String path, int rate, int size, double warmup, double measure)
+  private OpenLoop.Result direct(String id, String path, int rate, int size, double warmup,
+      double measure)
       throws Exception {
     boolean stream = path.equals("stream");
     ChatRequest.Builder b = ChatRequest.builder().model(MODEL)
@@ -310,7 +317,7 @@ public final class OverheadHarness {
     };
     try {
       OpenLoop.run(rate, warmup, call);
-      Probe probe = Probe.start(null);
+      Probe probe = Probe.start(null, recordingFor(id));
       OpenLoop.Result result = OpenLoop.run(rate, measure, call);
       lastAttribution = probe.stop(result.successes() + result.errors(), 0);
       return result;
@@ -589,7 +596,7 @@ public final class OverheadHarness {
         };
         OpenLoop.run(rate, warmup, call);
         gateway.timers().reset();
-        Probe probe = Probe.start(books.journal());
+        Probe probe = Probe.start(books.journal(), recordingFor(id));
         result = OpenLoop.run(rate, measure, call);
         lastAttribution = probe.stop(result.successes() + result.errors(), books.backlog());
         writeStages(id, gateway.timers().snapshot());
@@ -648,6 +655,12 @@ public final class OverheadHarness {
     return String.format(Locale.ROOT, "%.1f", v);
   }
 
+  /** Where a run keeps its full JFR recording ({@code --jfr}), or null. */
+  private Path recordingFor(String id) {
+    return jfrRuns != null && !id.startsWith("warm-") && id.contains(jfrRuns)
+        ? out.resolve("jfr").resolve(id + ".jfr") : null;
+  }
+
   /** Each stage timer of a gateway run's measured window, in {@code runs/<id>-stages.csv}. */
   private void writeStages(String id, Map<String, io.pointsman.TimingSnapshot> stages)
       throws IOException {
@@ -670,19 +683,27 @@ public final class OverheadHarness {
   record Attribution(double cpuPerRequestMicros, long gcMillis, long gcCount,
       double forcesPerRequest, double forceP50Micros, double forceP99Micros, long backlog,
       double markForcesPerRequest, double jitPerRequestMicros,
-      double postgresPerRequestMicros) {
+      double postgresPerRequestMicros, Pauses.Summary pauses) {
     static final String HEADER = "cpu_us_per_request,gc_ms,gc_count,forces_per_request,"
         + "force_p50_us,force_p99_us,settle_backlog,mark_forces_per_request,"
-        + "jit_us_per_request,postgres_us_per_request";
+        + "jit_us_per_request,postgres_us_per_request,safepoints,safepoint_ms,"
+        + "safepoint_max_us,gc_pause_ms,gc_pause_max_us";
     static final Attribution NONE = new Attribution(Double.NaN, 0, 0, Double.NaN, Double.NaN,
-        Double.NaN, 0, Double.NaN, Double.NaN, Double.NaN);
+        Double.NaN, 0, Double.NaN, Double.NaN, Double.NaN, Pauses.Summary.NONE);
 
     String csv() {
       return cpuText() + "," + gcMillis + "," + gcCount + "," + forcesText() + ","
           + opt(forceP50Micros) + "," + forceP99Text() + "," + backlog + ","
           + (Double.isNaN(markForcesPerRequest) ? ""
               : String.format(Locale.ROOT, "%.3f", markForcesPerRequest)) + ","
-          + opt(jitPerRequestMicros) + "," + opt(postgresPerRequestMicros);
+          + opt(jitPerRequestMicros) + "," + opt(postgresPerRequestMicros) + ","
+          + pauses.safepoints() + "," + opt2(pauses.safepointMillis()) + ","
+          + opt(pauses.safepointMaxMicros()) + "," + opt2(pauses.gcPauseMillis()) + ","
+          + opt(pauses.gcPauseMaxMicros());
+    }
+
+    static String opt2(double v) {
+      return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.2f", v);
     }
 
     String cpuText() {
@@ -712,23 +733,34 @@ public final class OverheadHarness {
     private final long gcCount;
     private final io.pointsman.journal.JournalMetrics journalBefore;
     private final java.util.function.Supplier<io.pointsman.journal.JournalMetrics> journal;
+    private final Pauses pauses;
 
-    private Probe(java.util.function.Supplier<io.pointsman.journal.JournalMetrics> journal) {
+    private Probe(java.util.function.Supplier<io.pointsman.journal.JournalMetrics> journal,
+        Path keepRecording) {
       this.journal = journal;
       this.journalBefore = journal == null ? null : journal.get();
+      this.pauses = Pauses.start(keepRecording);
       this.cpuNanos = processCpuNanos();
       long[] gc = gc();
       this.gcMillis = gc[0];
       this.gcCount = gc[1];
     }
 
-    static Probe start(java.util.function.Supplier<io.pointsman.journal.JournalMetrics> journal) {
-      return new Probe(journal);
+    /**
+     * Starts a window's probe.
+     *
+     * @param journal the gateway's journal metrics, or null for a direct run
+     * @param keepRecording where to keep a full JFR recording of the window, or null
+     */
+    static Probe start(java.util.function.Supplier<io.pointsman.journal.JournalMetrics> journal,
+        Path keepRecording) {
+      return new Probe(journal, keepRecording);
     }
 
     Attribution stop(long requests, long backlog) {
       long cpu = processCpuNanos() - cpuNanos;
       long[] gc = gc();
+      Pauses.Summary paused = pauses.stop();
       double forces = Double.NaN;
       double markForces = Double.NaN;
       double p50 = Double.NaN;
@@ -748,7 +780,7 @@ public final class OverheadHarness {
       double postgres = Proc.perRequestMicros(Proc.postgresTicks() - postgresTicks, requests);
       return new Attribution(requests == 0 ? Double.NaN : cpu / 1_000.0 / requests,
           gc[0] - gcMillis, gc[1] - gcCount, forces, p50, p99, backlog, markForces, jit,
-          postgres);
+          postgres, paused);
     }
 
     private static long processCpuNanos() {
@@ -857,7 +889,8 @@ public final class OverheadHarness {
   private void ramp(double measure, String rates) throws Exception {
     List<String> lines = new ArrayList<>();
     lines.add("rate,ok,errors,p50_us,p99_us,p999_us,sustained,cpu_us_per_request,"
-        + "forces_per_request,force_p99_us,jit_us_per_request,postgres_us_per_request");
+        + "forces_per_request,force_p99_us,jit_us_per_request,postgres_us_per_request,"
+        + "safepoint_ms,safepoint_max_us,gc_pause_ms");
     // One discarded run warms the JIT, the fixture and the disk path before the first step.
     gateway("ramp-warmup", "bypass", 200, 150, 3, 3);
     reconciliation.clear();
@@ -868,12 +901,16 @@ public final class OverheadHarness {
       OpenLoop.Result r = gateway(id, "bypass", rate, 150, 2, measure);
       Histogram h = r.latency();
       boolean ok = r.errors() == 0 && h.getValueAtPercentile(99) < 10_000_000L;
-      lines.add(String.format(Locale.ROOT, "%d,%d,%d,%.1f,%.1f,%.1f,%s,%s,%s,%s,%s,%s", rate,
+      Pauses.Summary paused = lastAttribution.pauses();
+      lines.add(String.format(Locale.ROOT, "%d,%d,%d,%.1f,%.1f,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s",
+          rate,
           r.successes(), r.errors(), us(h.getValueAtPercentile(50)),
           us(h.getValueAtPercentile(99)), us(h.getValueAtPercentile(99.9)), ok ? "yes" : "no",
           lastAttribution.cpuText(), lastAttribution.forcesText(),
           lastAttribution.forceP99Text(), Attribution.opt(lastAttribution.jitPerRequestMicros()),
-          Attribution.opt(lastAttribution.postgresPerRequestMicros())));
+          Attribution.opt(lastAttribution.postgresPerRequestMicros()),
+          Attribution.opt2(paused.safepointMillis()), Attribution.opt(paused.safepointMaxMicros()),
+          Attribution.opt2(paused.gcPauseMillis())));
       OUT.printf(Locale.ROOT, "  ok %d err %d p99 %.1f µs -> %s%n", r.successes(), r.errors(),
           us(h.getValueAtPercentile(99)), ok ? "sustained" : "not sustained");
     }

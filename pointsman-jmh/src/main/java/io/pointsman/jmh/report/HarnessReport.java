@@ -159,10 +159,14 @@ final class HarnessReport {
       out.append(" |\n");
     }
     boolean split = !rows.get(1).getOrDefault("jit_us_per_request", "").isEmpty();
+    boolean paused = !rows.get(1).getOrDefault("safepoint_ms", "").isEmpty();
     out.append("\n| repetition | CPU µs/request, gateway | CPU µs/request, direct | added |"
         + (split ? " of it JIT µs/request | PostgreSQL µs/request |" : "")
-        + " forces/request | force p50 µs | force p99 µs | GC ms (count) | settle backlog |\n"
-        + "|---|---:|---:|---:|" + (split ? "---:|---:|" : "") + "---:|---:|---:|---:|---:|\n");
+        + " forces/request | force p50 µs | force p99 µs | GC ms (count) | settle backlog |"
+        + (paused ? " safepoints | at safepoints ms | longest µs | GC pause ms | longest GC µs |"
+            : "") + "\n"
+        + "|---|---:|---:|---:|" + (split ? "---:|---:|" : "") + "---:|---:|---:|---:|---:|"
+        + (paused ? "---:|---:|---:|---:|---:|" : "") + "\n");
     int[][] pairs = {{1, 0}, {2, 3}};
     for (int r = 0; r < 2; r++) {
       Map<String, String> g = rows.get(pairs[r][0]);
@@ -177,7 +181,20 @@ final class HarnessReport {
       out.append(" | ").append(dash(g.get("forces_per_request"))).append(" | ")
           .append(dash(g.get("force_p50_us"))).append(" | ").append(dash(g.get("force_p99_us")))
           .append(" | ").append(g.get("gc_ms")).append(" (").append(g.get("gc_count"))
-          .append(") | ").append(g.get("settle_backlog")).append(" |\n");
+          .append(") | ").append(g.get("settle_backlog")).append(" |");
+      if (paused) {
+        out.append(' ').append(g.get("safepoints")).append(" | ").append(g.get("safepoint_ms"))
+            .append(" | ").append(g.get("safepoint_max_us")).append(" | ")
+            .append(dash(g.get("gc_pause_ms"))).append(" | ")
+            .append(dash(g.get("gc_pause_max_us"))).append(" |");
+      }
+      out.append('\n');
+    }
+    if (paused) {
+      out.append("\nSafepoints and GC pauses come from a JFR recording of the gateway run's"
+          + " window: \"at safepoints\" sums, over every safepoint, the time from the start of"
+          + " its synchronisation to its end (every Java thread stopped), and a GC pause is part"
+          + " of one.\n");
     }
     out.append("\nCPU is the whole process's (generator, fixture and gateway); the direct run's"
         + " figure is the generator and the fixture alone, so the difference is what the"

@@ -58,6 +58,26 @@ class HarnessAttributionTest {
   }
 
   @Test
+  void aRunWithPausesShowsTheSafepointsAndCollections() throws Exception {
+    Path dir = run("paused", true);
+    List<String> summary = Files.readAllLines(dir.resolve("summary.csv"));
+    List<String> extended = new ArrayList<>();
+    extended.add(summary.get(0) + ",mark_forces_per_request,jit_us_per_request,"
+        + "postgres_us_per_request,safepoints,safepoint_ms,safepoint_max_us,gc_pause_ms,"
+        + "gc_pause_max_us");
+    String[] pauses = {"2,0.10,60.0,0.00,0.0", "7,5.25,3100.0,4.10,3050.0",
+        "4,1.50,900.0,0.80,800.0", "1,0.05,50.0,0.00,0.0"};
+    for (int i = 1; i < summary.size(); i++) {
+      extended.add(summary.get(i) + ",0.000,10.0,120.0," + pauses[i - 1]);
+    }
+    Files.write(dir.resolve("summary.csv"), extended);
+    String page = HarnessReport.tables(results, new ArrayList<>());
+    assertThat(page).contains("| safepoints | at safepoints ms | longest µs | GC pause ms |")
+        .contains("| 3 (1) | 0 | 7 | 5.25 | 3100.0 | 4.10 | 3050.0 |")
+        .contains("| 3 (1) | 0 | 4 | 1.50 | 900.0 | 0.80 | 800.0 |");
+  }
+
+  @Test
   void aRunWithoutAttributionRendersAsBefore() throws Exception {
     run("old", false);
     String page = HarnessReport.tables(results, new ArrayList<>());
