@@ -199,6 +199,8 @@ public final class OverheadHarness {
         "java.runtime.version"));
     lines.add("gc: " + java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
         .stream().map(b -> b.getName()).reduce((a, b) -> a + ", " + b).orElse("?"));
+    lines.add("jvm arguments: " + String.join(" ",
+        java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()));
     lines.add("os: " + System.getProperty("os.name") + " " + System.getProperty("os.version"));
     lines.add("journal disk: " + Files.getFileStore(Files.createTempDirectory("probe"))
         .toString());

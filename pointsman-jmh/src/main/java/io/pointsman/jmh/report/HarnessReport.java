@@ -31,11 +31,16 @@ final class HarnessReport {
       return "";
     }
     StringBuilder out = new StringBuilder();
+    List<Path> jvm = new ArrayList<>();
     for (Path dir : list(harness)) {
       if (!Files.isDirectory(dir)) {
         continue;
       }
       String name = dir.getFileName().toString();
+      if (name.startsWith(JVM_PREFIX)) {
+        jvm.add(dir);
+        continue;
+      }
       Path summary = dir.resolve("summary.csv");
       if (Files.exists(summary)) {
         out.append("\n### Overhead harness: `").append(name).append("`\n\n");
@@ -63,7 +68,70 @@ final class HarnessReport {
         table(read(ramp), out);
       }
     }
+    if (!jvm.isEmpty()) {
+      jvmChoice(jvm, out);
+    }
     return out.toString();
+  }
+
+  /** Harness directories whose name starts with this compare JVM settings, one per directory. */
+  static final String JVM_PREFIX = "jvm-";
+
+  /**
+   * One row per JVM setting and path: the quantile shifts of both repetitions, and the
+   * safepoints, collections and CPU of the gateway runs, from each directory's summary.
+   */
+  private static void jvmChoice(List<Path> dirs, StringBuilder out) {
+    out.append("\n### JVM settings compared (`harness/").append(JVM_PREFIX)
+        .append("*`)\n\nEach directory is one harness JVM started with the settings it names"
+            + " (its `environment.txt` has the arguments); repetition 1 / 2 as above.\n\n");
+    out.append("| setting | path · rate · size | p50 shift µs | p99 shift µs | p99.9 shift µs |"
+        + " at safepoints ms | longest safepoint µs | collections | longest GC pause µs |"
+        + " CPU added µs/request |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Path dir : dirs) {
+      Path summary = dir.resolve("summary.csv");
+      if (!Files.exists(summary)) {
+        continue;
+      }
+      List<String> lines = read(summary);
+      String[] header = lines.get(0).split(",", -1);
+      Map<String, List<Map<String, String>>> groups = new LinkedHashMap<>();
+      for (String line : lines.subList(1, lines.size())) {
+        String[] cells = line.split(",", -1);
+        Map<String, String> row = new LinkedHashMap<>();
+        for (int i = 0; i < header.length; i++) {
+          row.put(header[i], i < cells.length ? cells[i] : "");
+        }
+        groups.computeIfAbsent(row.get("path") + " · " + row.get("rate") + "/s · "
+            + row.get("size") + " B", k -> new ArrayList<>()).add(row);
+      }
+      String setting = dir.getFileName().toString().substring(JVM_PREFIX.length());
+      for (Map.Entry<String, List<Map<String, String>>> g : groups.entrySet()) {
+        List<Map<String, String>> rows = g.getValue();
+        if (rows.size() != 4) {
+          continue;
+        }
+        out.append("| ").append(setting).append(" | ").append(g.getKey());
+        for (String q : new String[] {"p50_us", "p99_us", "p999_us"}) {
+          out.append(" | ").append(fmt(num(rows.get(1).get(q)) - num(rows.get(0).get(q))))
+              .append(" / ").append(fmt(num(rows.get(2).get(q)) - num(rows.get(3).get(q))));
+        }
+        Map<String, String> g1 = rows.get(1);
+        Map<String, String> g2 = rows.get(2);
+        out.append(" | ").append(dash(g1.get("safepoint_ms"))).append(" / ")
+            .append(dash(g2.get("safepoint_ms")))
+            .append(" | ").append(dash(g1.get("safepoint_max_us"))).append(" / ")
+            .append(dash(g2.get("safepoint_max_us")))
+            .append(" | ").append(dash(g1.get("gc_count"))).append(" / ")
+            .append(dash(g2.get("gc_count")))
+            .append(" | ").append(dash(g1.get("gc_pause_max_us"))).append(" / ")
+            .append(dash(g2.get("gc_pause_max_us")))
+            .append(" | ").append(fmt(num(g1.get("cpu_us_per_request"))
+                - num(rows.get(0).get("cpu_us_per_request")))).append(" / ")
+            .append(fmt(num(g2.get("cpu_us_per_request"))
+                - num(rows.get(3).get("cpu_us_per_request")))).append(" |\n");
+      }
+    }
   }
 
   private static void runs(Path dir, String name, List<String> summary, StringBuilder out,

@@ -78,6 +78,31 @@ class HarnessAttributionTest {
   }
 
   @Test
+  void jvmSettingsDirectoriesRenderAsOneComparisonTable() throws Exception {
+    Path dir = run("jvm-parallel", true);
+    List<String> summary = Files.readAllLines(dir.resolve("summary.csv"));
+    List<String> extended = new ArrayList<>();
+    extended.add(summary.get(0) + ",mark_forces_per_request,jit_us_per_request,"
+        + "postgres_us_per_request,safepoints,safepoint_ms,safepoint_max_us,gc_pause_ms,"
+        + "gc_pause_max_us");
+    for (int i = 1; i < summary.size(); i++) {
+      extended.add(summary.get(i) + ",0.000,10.0,120.0,3,1.25,700.0,0.90,650.0");
+    }
+    Files.write(dir.resolve("summary.csv"), extended);
+    // The direct runs' p99 differ from the gateway runs' so that the shifts are not zero.
+    List<String> lines = Files.readAllLines(dir.resolve("summary.csv"));
+    lines.set(1, lines.get(1).replace(",900.0,2000.0,", ",800.0,1500.0,"));
+    Files.write(dir.resolve("summary.csv"), lines);
+    String page = HarnessReport.tables(results, new ArrayList<>());
+    assertThat(page).contains("### JVM settings compared")
+        // p50 900 − 800 and 900 − 900, p99 2000 − 1500 and 2000 − 2000, CPU 420.5 − 300.0 ...
+        .contains("| parallel | bypass · 500/s · 150 B | +100.0 / +0.0 | +500.0 / +0.0 |"
+            + " +0.0 / +0.0 | 1.25 / 1.25 | 700.0 / 700.0 | 1 / 1 | 650.0 / 650.0 |"
+            + " +120.5 / +120.0 |")
+        .doesNotContain("### Overhead harness: `jvm-parallel`");
+  }
+
+  @Test
   void aRunWithoutAttributionRendersAsBefore() throws Exception {
     run("old", false);
     String page = HarnessReport.tables(results, new ArrayList<>());
