@@ -83,11 +83,7 @@ public final class FacadeOverhead {
    * @throws Exception on failure
    */
   public static void main(String[] args) throws Exception {
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (String a : args) {
-      String[] kv = a.replaceFirst("^--", "").split("=", 2);
-      opts.put(kv[0], kv.length > 1 ? kv[1] : "true");
-    }
+    Map<String, String> opts = BenchOptions.parse(args);
     Path out = Path.of(opts.getOrDefault("out", "pointsman-examples/bench/overhead"));
     if (opts.containsKey("table")) {
       Files.writeString(out.resolve("table.md"), table(Files.readAllLines(

@@ -23,7 +23,6 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -66,11 +65,7 @@ public final class SlowlorisLatency {
    * @throws Exception on failure
    */
   public static void main(String[] args) throws Exception {
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (String a : args) {
-      String[] kv = a.replaceFirst("^--", "").split("=", 2);
-      opts.put(kv[0], kv.length > 1 ? kv[1] : "true");
-    }
+    Map<String, String> opts = BenchOptions.parse(args);
     Path out = Path.of(opts.getOrDefault("out", "pointsman-examples/bench/slowloris"));
     int calls = Integer.parseInt(opts.getOrDefault("calls", "2000"));
     int warm = Integer.parseInt(opts.getOrDefault("warm", "20000"));
