@@ -30,7 +30,9 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Run: {@code java -cp pointsman-jmh/target/benchmarks.jar
  * io.pointsman.jmh.journal.ForceCost --out=pointsman-jmh/results/journal/force-cost.csv}
  * (options: {@code --dir=DIR} for the file, default the working directory, which should be on
- * the disk the journal uses; {@code --gaps-us=0,1000,2000,20000 --forces=2000}).
+ * the disk the journal uses; {@code --gaps-us=0,1000,2000,20000 --forces=2000}; {@code
+ * --modes=fdatasync,dsync} adds an arm whose file is opened with {@code DSYNC}, so that the
+ * write itself returns once durable and no force follows it).
  */
 public final class ForceCost {
   private ForceCost() {}
@@ -47,15 +49,17 @@ public final class ForceCost {
     Path dir = Path.of(opts.getOrDefault("dir", "."));
     int forces = Integer.parseInt(opts.getOrDefault("forces", "2000"));
     List<String> lines = new ArrayList<>();
-    lines.add("gap_us,forces,wall_p50_us,wall_p99_us,thread_cpu_us_per_force,"
+    lines.add("mode,gap_us,forces,wall_p50_us,wall_p99_us,thread_cpu_us_per_force,"
         + "process_cpu_us_per_force,load_average");
     for (String gap : opts.getOrDefault("gaps-us", "0,1000,2000,20000").split(",")) {
       long gapMicros = Long.parseLong(gap.trim());
       // Fewer forces at long gaps, so that each gap takes at most about 10 seconds.
       int n = gapMicros == 0 ? forces : (int) Math.min(forces, 10_000_000L / gapMicros);
-      String row = run(dir, gapMicros, n);
-      System.out.println(row);
-      lines.add(row);
+      for (String mode : opts.getOrDefault("modes", "fdatasync").split(",")) {
+        String row = mode + "," + run(dir, gapMicros, n, mode.equals("dsync"));
+        System.out.println(row);
+        lines.add(row);
+      }
     }
     if (out.getParent() != null) {
       Files.createDirectories(out.getParent());
@@ -63,14 +67,16 @@ public final class ForceCost {
     Files.write(out, lines);
   }
 
-  private static String run(Path dir, long gapMicros, int n) throws IOException {
+  private static String run(Path dir, long gapMicros, int n, boolean dsync) throws IOException {
     Path file = Files.createTempFile(dir, "force-cost", ".bin");
     com.sun.management.OperatingSystemMXBean os =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     int span = 16 << 20;
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ,
-        StandardOpenOption.WRITE)) {
+    try (FileChannel ch = dsync
+        ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
+            StandardOpenOption.DSYNC)
+        : FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer zeros = ByteBuffer.allocate(1 << 20);
       for (long at = 0; at < span; at += zeros.capacity()) {
         zeros.clear();
@@ -88,7 +94,9 @@ public final class ForceCost {
         record.clear();
         long start = System.nanoTime();
         ch.write(record, (i * 128L) % span);
-        ch.force(false);
+        if (!dsync) {
+          ch.force(false);
+        }
         wall[i] = System.nanoTime() - start;
       }
       long thread = threads.getCurrentThreadCpuTime() - threadBefore;
