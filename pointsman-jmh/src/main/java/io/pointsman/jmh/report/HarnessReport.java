@@ -93,18 +93,7 @@ final class HarnessReport {
       if (!Files.exists(summary)) {
         continue;
       }
-      List<String> lines = read(summary);
-      String[] header = lines.get(0).split(",", -1);
-      Map<String, List<Map<String, String>>> groups = new LinkedHashMap<>();
-      for (String line : lines.subList(1, lines.size())) {
-        String[] cells = line.split(",", -1);
-        Map<String, String> row = new LinkedHashMap<>();
-        for (int i = 0; i < header.length; i++) {
-          row.put(header[i], i < cells.length ? cells[i] : "");
-        }
-        groups.computeIfAbsent(row.get("path") + " · " + row.get("rate") + "/s · "
-            + row.get("size") + " B", k -> new ArrayList<>()).add(row);
-      }
+      Map<String, List<Map<String, String>>> groups = groups(read(summary), "/s");
       String setting = dir.getFileName().toString().substring(JVM_PREFIX.length());
       for (Map.Entry<String, List<Map<String, String>>> g : groups.entrySet()) {
         List<Map<String, String>> rows = g.getValue();
@@ -134,8 +123,9 @@ final class HarnessReport {
     }
   }
 
-  private static void runs(Path dir, String name, List<String> summary, StringBuilder out,
-      List<Chart> charts) {
+  /** A summary's rows by column, grouped by path, rate and size, in the order of the file. */
+  private static Map<String, List<Map<String, String>>> groups(List<String> summary,
+      String perSecond) {
     String[] header = summary.get(0).split(",", -1);
     Map<String, List<Map<String, String>>> groups = new LinkedHashMap<>();
     for (String line : summary.subList(1, summary.size())) {
@@ -144,10 +134,16 @@ final class HarnessReport {
       for (int i = 0; i < header.length; i++) {
         row.put(header[i], i < cells.length ? cells[i] : "");
       }
-      String key = row.get("path") + " · " + row.get("rate") + " requests/s · "
+      String key = row.get("path") + " · " + row.get("rate") + perSecond + " · "
           + row.get("size") + " B";
       groups.computeIfAbsent(key, k -> new ArrayList<>()).add(row);
     }
+    return groups;
+  }
+
+  private static void runs(Path dir, String name, List<String> summary, StringBuilder out,
+      List<Chart> charts) {
+    Map<String, List<Map<String, String>>> groups = groups(summary, " requests/s");
     for (Map.Entry<String, List<Map<String, String>>> g : groups.entrySet()) {
       List<Map<String, String>> rows = g.getValue();
       boolean stream = rows.stream().anyMatch(r -> !r.get("ttft_p50_us").isEmpty());

@@ -59,18 +59,8 @@ class HarnessAttributionTest {
 
   @Test
   void aRunWithPausesShowsTheSafepointsAndCollections() throws Exception {
-    Path dir = run("paused", true);
-    List<String> summary = Files.readAllLines(dir.resolve("summary.csv"));
-    List<String> extended = new ArrayList<>();
-    extended.add(summary.get(0) + ",mark_forces_per_request,jit_us_per_request,"
-        + "postgres_us_per_request,safepoints,safepoint_ms,safepoint_max_us,gc_pause_ms,"
-        + "gc_pause_max_us");
-    String[] pauses = {"2,0.10,60.0,0.00,0.0", "7,5.25,3100.0,4.10,3050.0",
-        "4,1.50,900.0,0.80,800.0", "1,0.05,50.0,0.00,0.0"};
-    for (int i = 1; i < summary.size(); i++) {
-      extended.add(summary.get(i) + ",0.000,10.0,120.0," + pauses[i - 1]);
-    }
-    Files.write(dir.resolve("summary.csv"), extended);
+    withPauses(run("paused", true), "2,0.10,60.0,0.00,0.0", "7,5.25,3100.0,4.10,3050.0",
+        "4,1.50,900.0,0.80,800.0", "1,0.05,50.0,0.00,0.0");
     String page = HarnessReport.tables(results, new ArrayList<>());
     assertThat(page).contains("| safepoints | at safepoints ms | longest µs | GC pause ms |")
         .contains("| 3 (1) | 0 | 7 | 5.25 | 3100.0 | 4.10 | 3050.0 |")
@@ -80,15 +70,8 @@ class HarnessAttributionTest {
   @Test
   void jvmSettingsDirectoriesRenderAsOneComparisonTable() throws Exception {
     Path dir = run("jvm-parallel", true);
-    List<String> summary = Files.readAllLines(dir.resolve("summary.csv"));
-    List<String> extended = new ArrayList<>();
-    extended.add(summary.get(0) + ",mark_forces_per_request,jit_us_per_request,"
-        + "postgres_us_per_request,safepoints,safepoint_ms,safepoint_max_us,gc_pause_ms,"
-        + "gc_pause_max_us");
-    for (int i = 1; i < summary.size(); i++) {
-      extended.add(summary.get(i) + ",0.000,10.0,120.0,3,1.25,700.0,0.90,650.0");
-    }
-    Files.write(dir.resolve("summary.csv"), extended);
+    String same = "3,1.25,700.0,0.90,650.0";
+    withPauses(dir, same, same, same, same);
     // The direct runs' p99 differ from the gateway runs' so that the shifts are not zero.
     List<String> lines = Files.readAllLines(dir.resolve("summary.csv"));
     lines.set(1, lines.get(1).replace(",900.0,2000.0,", ",800.0,1500.0,"));
@@ -100,6 +83,19 @@ class HarnessAttributionTest {
             + " +0.0 / +0.0 | 1.25 / 1.25 | 700.0 / 700.0 | 1 / 1 | 650.0 / 650.0 |"
             + " +120.5 / +120.0 |")
         .doesNotContain("### Overhead harness: `jvm-parallel`");
+  }
+
+  /** Adds the columns of runs since the mark linger and the pause recording, one row each. */
+  private static void withPauses(Path dir, String... pauses) throws Exception {
+    List<String> summary = Files.readAllLines(dir.resolve("summary.csv"));
+    List<String> extended = new ArrayList<>();
+    extended.add(summary.get(0) + ",mark_forces_per_request,jit_us_per_request,"
+        + "postgres_us_per_request,safepoints,safepoint_ms,safepoint_max_us,gc_pause_ms,"
+        + "gc_pause_max_us");
+    for (int i = 1; i < summary.size(); i++) {
+      extended.add(summary.get(i) + ",0.000,10.0,120.0," + pauses[i - 1]);
+    }
+    Files.write(dir.resolve("summary.csv"), extended);
   }
 
   @Test
