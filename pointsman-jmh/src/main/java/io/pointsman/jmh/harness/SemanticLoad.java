@@ -36,7 +36,8 @@ import org.HdrHistogram.Histogram;
  * <p>Run: {@code mvn -B -q -pl pointsman-jmh -am package -DskipTests && java -cp
  * pointsman-jmh/target/benchmarks.jar io.pointsman.jmh.harness.SemanticLoad
  * --out=pointsman-jmh/results/cache/semantic-load.csv} (options: {@code --rates=50,500
- * --sizes=150,4096 --warmup=2 --measure=6}).
+ * --sizes=150,4096 --warmup=2 --measure=6 --threads=N}, N the embedder's intra-op threads, default
+ * the embedder's).
  */
 public final class SemanticLoad {
   private static final ChatResponse ANSWER = Json.readResponse(("{\"id\":\"c\",\"object\":"
@@ -67,6 +68,7 @@ public final class SemanticLoad {
     List<Integer> sizes = List.of(150, 4096);
     double warmup = 2;
     double measure = 6;
+    int threads = 0;
     for (String a : args) {
       String v = a.substring(a.indexOf('=') + 1);
       if (a.startsWith("--out=")) {
@@ -79,6 +81,8 @@ public final class SemanticLoad {
         warmup = Double.parseDouble(v);
       } else if (a.startsWith("--measure=")) {
         measure = Double.parseDouble(v);
+      } else if (a.startsWith("--threads=")) {
+        threads = Integer.parseInt(v);
       } else {
         throw new IllegalArgumentException("unknown option " + a);
       }
@@ -86,7 +90,11 @@ public final class SemanticLoad {
     List<String> rows = new ArrayList<>();
     rows.add("rate,bytes,lookups,p50_ms,p99_ms,max_ms,skipped_overload,skipped_deadline,"
         + "skipped_share,embedder_runs,texts_embedded,load_average");
-    try (MiniLmEmbedder embedder = MiniLmEmbedder.builder().build()) {
+    MiniLmEmbedder.Builder b = MiniLmEmbedder.builder();
+    if (threads > 0) {
+      b.intraOpThreads(threads);
+    }
+    try (MiniLmEmbedder embedder = b.build()) {
       for (int size : sizes) {
         for (int rate : rates) {
           rows.add(run(embedder, rate, size, warmup, measure));

@@ -77,7 +77,9 @@ import redis.clients.jedis.resps.StreamEntry;
  * {@link Builder#embeddingQueueCapacity} lookups (default 16) already wait, it answers
  * {@code SKIPPED(overload)} at once. Both are counted ({@link #skippedForOverload()},
  * {@link #skippedForDeadline()}). An embedding a lookup started is kept by text, finished or
- * not, and the store of the same text uses it instead of embedding again.
+ * not, and the store of the same text uses it instead of embedding again; the store of a text
+ * whose lookup was refused for overload is dropped (counted as a dropped store), so that under
+ * overload the embedder's time goes to lookups, not to stores.
  *
  * <p><b>Stores</b> run on a background executor: embedding, indexing, and with a shared
  * {@link RedisConnection}, an append to a Redis stream ({@code <prefix>semantic:stream},
@@ -140,6 +142,9 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
   private final Map<String, Scope> scopes = new ConcurrentHashMap<>();
   // Embeddings by text, in flight or done: a store finds the lookup's embedding here, even one
   // the lookup stopped waiting for, and never embeds the text again. Failed ones drop out.
+  // A lookup refused for overload leaves REFUSED here (weighed and evicted like the others), so
+  // that its store sheds the text instead of embedding it.
+  private static final float[] REFUSED = new float[0];
   private final AsyncCache<String, float[]> embeddings = Caffeine.newBuilder()
       .maximumWeight(MEMO_MAX_BYTES)
       .weigher((String text, float[] v) -> 2 * text.length() + Float.BYTES * v.length + 64)
@@ -435,18 +440,29 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
    */
   private CompletableFuture<float[]> embedding(String text, boolean lookup) {
     CompletableFuture<float[]> known = embeddings.getIfPresent(text);
-    if (known != null) {
+    boolean refused = known != null && known.getNow(null) == REFUSED;
+    if (known != null && !refused) {
       return known;
+    }
+    if (refused && !lookup) {
+      // Its lookup was refused for overload: embedding it for the store would take the
+      // embedder's time from the lookups that come next, and under a lasting overload every
+      // lookup would be refused while the embedder works through stores.
+      return null;
     }
     CompletableFuture<float[]> queued = lookup ? queue.offerLookup(text)
         : queue.submitStore(text);
     if (queued == null) {
+      if (lookup) {
+        embeddings.asMap().putIfAbsent(text, CompletableFuture.completedFuture(REFUSED));
+      }
       return null;
     }
-    CompletableFuture<float[]> raced = embeddings.asMap().putIfAbsent(text, queued);
-    if (raced != null) {
+    CompletableFuture<float[]> now = embeddings.asMap().compute(text,
+        (k, current) -> current == null || current.getNow(null) == REFUSED ? queued : current);
+    if (now != queued) {
       queued.cancel(false); // another call queued the same text first: the worker skips ours
-      return raced;
+      return now;
     }
     return queued;
   }

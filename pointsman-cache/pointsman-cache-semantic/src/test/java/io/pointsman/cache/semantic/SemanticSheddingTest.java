@@ -119,6 +119,34 @@ class SemanticSheddingTest {
   }
 
   @Test
+  void theStoreOfALookupRefusedForOverloadIsDroppedNotEmbedded() throws Exception {
+    HeldEmbedder embedder = new HeldEmbedder();
+    try (SemanticCache cache = seeded(embedder, SemanticCache.builder(embedder)
+        .lookupDeadline(SHORT).embeddingQueueCapacity(1).maxBatch(1))) {
+      long dropped = cache.counters().get(Counter.STORES_DROPPED);
+      embedder.hold();
+      assertThat(lookup(cache, "first").status().label()).isEqualTo("SKIPPED(deadline)");
+      embedder.awaitRunning();
+      assertThat(lookup(cache, "second").status().label()).isEqualTo("SKIPPED(deadline)");
+      assertThat(lookup(cache, "third").status().label()).isEqualTo("SKIPPED(overload)");
+      // The provider answered "third": its store must not queue an embedding of its own.
+      cache.store(Queries.query("acme", "t1", "third"), ANSWER);
+      embedder.release();
+      assertThat(cache.awaitStores(Duration.ofSeconds(30))).isTrue();
+      assertThat(embedder.timesEmbedded("third")).isZero();
+      assertThat(cache.counters().get(Counter.STORES_DROPPED)).isEqualTo(dropped + 1);
+      assertThat(cache.size()).isEqualTo(1);
+      // The refusal is not remembered against later lookups of the same text.
+      assertThat(lookup(cache, "third").status().outcome()).isEqualTo(CacheOutcome.MISS);
+      assertThat(embedder.timesEmbedded("third")).isEqualTo(1);
+      cache.store(Queries.query("acme", "t1", "third"), ANSWER);
+      assertThat(cache.awaitStores(Duration.ofSeconds(30))).isTrue();
+      assertThat(cache.size()).isEqualTo(2);
+      assertThat(embedder.timesEmbedded("third")).isEqualTo(1);
+    }
+  }
+
+  @Test
   void aLookupPastTheDeadlineSkipsAndItsStoreReusesTheEmbedding() throws Exception {
     HeldEmbedder embedder = new HeldEmbedder();
     try (SemanticCache cache = seeded(embedder, SemanticCache.builder(embedder)
