@@ -194,6 +194,7 @@ public final class OverheadHarness {
   private void environment(Map<String, String> opts) throws IOException {
     List<String> lines = new ArrayList<>();
     lines.add("cores: " + Runtime.getRuntime().availableProcessors());
+    lines.add("cpu: " + cpuModel());
     lines.add("max heap: " + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB");
     lines.add("jdk: " + System.getProperty("java.vm.name") + " " + System.getProperty(
         "java.runtime.version"));
@@ -655,6 +656,20 @@ public final class OverheadHarness {
 
   private static String fmt(double v) {
     return String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  /** The processor's model name from {@code /proc/cpuinfo}, or "?" where it cannot be read. */
+  static String cpuModel() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+        if (line.startsWith("model name")) {
+          return line.substring(line.indexOf(':') + 1).trim();
+        }
+      }
+    } catch (IOException e) {
+      // not Linux
+    }
+    return "?";
   }
 
   /** Where a run keeps its full JFR recording ({@code --jfr}), or null. */
