@@ -387,7 +387,16 @@ public final class LiteralMatcher {
    * @param out receives the matches; cleared first
    */
   void findAll(char[] text, int length, Matches out) {
-    findAll(this, out, null, null, text, length);
+    findAll(this, out, null, null, text, length, null);
+  }
+
+  /**
+   * {@link #findAll(LiteralMatcher, Matches, LiteralMatcher, Matches, char[], int, Buffers)}
+   * with working arrays of its own.
+   */
+  static void findAll(LiteralMatcher a, Matches outA, LiteralMatcher b, Matches outB,
+      char[] text, int length) {
+    findAll(a, outA, b, outB, text, length, null);
   }
 
   /**
@@ -403,32 +412,35 @@ public final class LiteralMatcher {
    * @param outB receives its matches; cleared first (ignored when b is null)
    * @param text the characters
    * @param length how many of them to scan
+   * @param buffers the scan's working arrays, reused from an earlier scan on this thread, or
+   *     null for new ones
    */
   static void findAll(LiteralMatcher a, Matches outA, LiteralMatcher b, Matches outB,
-      char[] text, int length) {
+      char[] text, int length, Buffers buffers) {
+    Buffers buf = buffers == null ? new Buffers() : buffers;
     outA.clear();
     if (b != null) {
       outB.clear();
     }
     if (b == null || b.literals.length == 0) {
-      a.scan(text, length, outA);
+      a.scan(text, length, outA, buf);
       return;
     }
     if (a.literals.length == 0) {
-      b.scan(text, length, outB);
+      b.scan(text, length, outB, buf);
       return;
     }
     if (a.alphabet > 0x100 || b.alphabet > 0x100) {
-      a.scan(text, length, outA);
-      b.scan(text, length, outB);
+      a.scan(text, length, outA, buf);
+      b.scan(text, length, outB, buf);
       return;
     }
     if (!a.collapseWhitespace && b.collapseWhitespace) {
-      plainAndCollapsing(a, outA, b, outB, text, length);
+      plainAndCollapsing(a, outA, b, outB, text, length, buf);
       return;
     }
     if (a.collapseWhitespace && !b.collapseWhitespace) {
-      plainAndCollapsing(b, outB, a, outA, text, length);
+      plainAndCollapsing(b, outB, a, outA, text, length, buf);
       return;
     }
     final int[] da = a.delta;
@@ -439,8 +451,8 @@ public final class LiteralMatcher {
     final boolean collapseB = b.collapseWhitespace;
     final int spaceA = a.spaceClass;
     final int spaceB = b.spaceClass;
-    int[] ringA = collapseA ? a.chunkRing() : null;
-    int[] ringB = collapseB ? b.chunkRing() : null;
+    int[] ringA = collapseA ? buf.ringA(a.chunkRingSize()) : null;
+    int[] ringB = collapseB ? buf.ringB(b.chunkRingSize()) : null;
     int maskA = collapseA ? ringA.length - 1 : 0;
     int maskB = collapseB ? ringB.length - 1 : 0;
     int fedA = 0;
@@ -504,16 +516,16 @@ public final class LiteralMatcher {
    * secret triggers and injection phrases), with the loop written for that pair.
    */
   private static void plainAndCollapsing(LiteralMatcher a, Matches outA, LiteralMatcher b,
-      Matches outB, char[] text, int length) {
+      Matches outB, char[] text, int length, Buffers buf) {
     final int[] da = a.delta;
     final int[] db = b.delta;
     final char[] classes = a.pairClasses(b);
     final int spaceB = b.spaceClass;
-    final int[] ringB = b.chunkRing();
+    final int[] ringB = buf.ringB(b.chunkRingSize());
     final int maskB = ringB.length - 1;
     // Per chunk: (state, end) where a reached output, (state, end, characters fed) for b.
-    final int[] pendingA = new int[2 * CHUNK];
-    final int[] pendingB = new int[3 * CHUNK];
+    final int[] pendingA = buf.pendingA;
+    final int[] pendingB = buf.pendingB;
     int fedB = 0;
     boolean lastSpaceB = false;
     int sa = 0;
@@ -578,7 +590,7 @@ public final class LiteralMatcher {
   }
 
   /** One matcher's automaton over an array, in chunks (see {@link #CHUNK}). */
-  private void scan(char[] text, int length, Matches out) {
+  private void scan(char[] text, int length, Matches out, Buffers buf) {
     if (literals.length == 0) {
       return;
     }
@@ -586,9 +598,9 @@ public final class LiteralMatcher {
     final char[] cls = classOf;
     final int space = spaceClass;
     final boolean collapse = collapseWhitespace;
-    final int[] ring = collapse ? chunkRing() : null;
+    final int[] ring = collapse ? buf.ringA(chunkRingSize()) : null;
     final int mask = collapse ? ring.length - 1 : 0;
-    final int[] pending = new int[3 * CHUNK];
+    final int[] pending = buf.pendingB;
     int fed = 0;
     boolean lastSpace = false;
     int s = 0;
@@ -639,8 +651,34 @@ public final class LiteralMatcher {
    * start is read when collapsed whitespace made it longer in the text than the literal is:
    * large enough for a chunk and the longest literal before it.
    */
-  private int[] chunkRing() {
-    return new int[Integer.highestOneBit((CHUNK + Math.max(1, maxLength)) * 2)];
+  private int chunkRingSize() {
+    return Integer.highestOneBit((CHUNK + Math.max(1, maxLength)) * 2);
+  }
+
+  /**
+   * The working arrays of the array scans: what a chunk noted and the rings of positions. A
+   * chain keeps one per thread with its scratch state, so that scanning a text allocates
+   * nothing; every scan writes each entry before it reads it. Not thread-safe.
+   */
+  static final class Buffers {
+    final int[] pendingA = new int[3 * CHUNK];
+    final int[] pendingB = new int[3 * CHUNK];
+    private int[] ringA = new int[0];
+    private int[] ringB = new int[0];
+
+    int[] ringA(int size) {
+      if (ringA.length != size) {
+        ringA = new int[size];
+      }
+      return ringA;
+    }
+
+    int[] ringB(int size) {
+      if (ringB.length != size) {
+        ringB = new int[size];
+      }
+      return ringB;
+    }
   }
 
 
