@@ -195,6 +195,23 @@ public final class LiteralMatcher {
         dense[s * alphabet + k] = (out[target] >= 0 || link[target] >= 0) ? ~offset : offset;
       }
     }
+    if (spaceClass != 0) {
+      // A state entered on whitespace is left as it is by the whitespace after it, which a
+      // collapsing scan skips: give it that self-loop, without an output mark (so that nothing
+      // is reported twice), and a scan may step the automaton on every character. The entry
+      // replaced is one no scan reads, since after whitespace comes either more of it (skipped)
+      // or something else. The root needs none: it is entered on whitespace only when no
+      // literal starts with whitespace, and then its whitespace entry leads to itself.
+      boolean[] afterSpace = new boolean[count];
+      for (int st = 0; st < count; st++) {
+        afterSpace[table[st * alphabet + spaceClass]] = true;
+      }
+      for (int st = 1; st < count; st++) {
+        if (afterSpace[st]) {
+          dense[st * alphabet + spaceClass] = st * alphabet;
+        }
+      }
+    }
     this.delta = dense;
     this.outLiteral = Arrays.copyOf(out, count);
     this.outLink = link;
@@ -520,14 +537,10 @@ public final class LiteralMatcher {
     final int[] da = a.delta;
     final int[] db = b.delta;
     final char[] classes = a.pairClasses(b);
-    final int spaceB = b.spaceClass;
-    final int[] ringB = buf.ringB(b.chunkRingSize());
-    final int maskB = ringB.length - 1;
-    // Per chunk: (state, end) where a reached output, (state, end, characters fed) for b.
+    // Per chunk: (state, end) where each reached output.
     final int[] pendingA = buf.pendingA;
     final int[] pendingB = buf.pendingB;
-    int fedB = 0;
-    boolean lastSpaceB = false;
+    final Backtrack starts = new Backtrack();
     int sa = 0;
     int sb = 0;
     for (int from = 0; from < length; from += CHUNK) {
@@ -535,8 +548,7 @@ public final class LiteralMatcher {
       int na = 0;
       int nb = 0;
       for (int i = from; i < to; i++) {
-        char c = text[i];
-        int both = classes[c];
+        int both = classes[text[i]];
         int ta = da[sa + (both & 0xFF)];
         if (ta < 0) {
           ta = ~ta;
@@ -545,30 +557,99 @@ public final class LiteralMatcher {
           na += 2;
         }
         sa = ta;
-        int kb = both >>> 8;
-        boolean space = kb == spaceB && (spaceB != 0 || isSpace(c));
-        if (!(space && lastSpaceB)) {
-          ringB[fedB++ & maskB] = i;
-          int tb = db[sb + kb];
-          if (tb < 0) {
-            tb = ~tb;
-            pendingB[nb] = tb;
-            pendingB[nb + 1] = i + 1;
-            pendingB[nb + 2] = fedB;
-            nb += 3;
-          }
-          sb = tb;
+        // b steps on every character, the whitespace it skips too, which leaves its state as
+        // it is (see the constructor); a match's start is found afterwards, from the text.
+        int tb = db[sb + (both >>> 8)];
+        if (tb < 0) {
+          tb = ~tb;
+          pendingB[nb] = tb;
+          pendingB[nb + 1] = i + 1;
+          nb += 2;
         }
-        lastSpaceB = space;
+        sb = tb;
       }
       for (int k = 0; k < na; k += 2) {
         a.collect(text, length, pendingA[k] / a.alphabet, pendingA[k + 1], null, 0, 0, outA);
       }
-      for (int k = 0; k < nb; k += 3) {
-        b.collect(text, length, pendingB[k] / b.alphabet, pendingB[k + 1], ringB,
-            pendingB[k + 2], maskB, outB);
+      for (int k = 0; k < nb; k += 2) {
+        b.collectBacktracking(text, length, pendingB[k] / b.alphabet, pendingB[k + 1], starts,
+            outB);
       }
     }
+  }
+
+  /**
+   * Where runs of whitespace start, remembered between the matches of one collapsing scan, so
+   * that finding the starts of matches across a long run of whitespace reads the run once
+   * rather than once per match: the last {@value #RUNS} runs of two or more whitespace
+   * characters found, as [start, end).
+   */
+  private static final class Backtrack {
+    static final int RUNS = 8;
+    final int[] starts = new int[RUNS];
+    final int[] ends = {-1, -1, -1, -1, -1, -1, -1, -1};
+    int next;
+
+    int startOf(int end) {
+      for (int k = 0; k < RUNS; k++) {
+        if (ends[k] == end) {
+          return starts[k];
+        }
+      }
+      return -1;
+    }
+
+    void remember(int start, int end) {
+      starts[next] = start;
+      ends[next] = end;
+      next = (next + 1) % RUNS;
+    }
+  }
+
+  /** Whether a collapsing scan reads c as whitespace (every whitespace shares one class). */
+  private boolean collapsedSpace(char c) {
+    return spaceClass != 0 ? classOf[c] == spaceClass : isSpace(c);
+  }
+
+  /**
+   * {@link #collect} for a collapsing matcher stepped on every character: the start of a match
+   * whose literal has n characters is where the n-th character fed to the automaton before
+   * {@code end} is, counting back, where a character is fed unless it is whitespace after
+   * whitespace.
+   */
+  private void collectBacktracking(char[] text, int length, int state, int end,
+      Backtrack memo, Matches out) {
+    for (int s = outLiteral[state] >= 0 ? state : outLink[state]; s >= 0; s = outLink[s]) {
+      int id = outLiteral[s];
+      int start = fedStart(text, end, lengths[id], memo);
+      if (accept(text, length, id, start, end)) {
+        out.add(id, start, end);
+      }
+    }
+  }
+
+  private int fedStart(char[] text, int end, int n, Backtrack memo) {
+    int p = end - 1;
+    int count = 1;
+    while (count < n) {
+      // p is fed; step to the fed character before it.
+      int q = p - 1;
+      if (q > 0 && collapsedSpace(text[q]) && collapsedSpace(text[q - 1])) {
+        // q ends a run of whitespace whose first character alone was fed.
+        int runStart = memo.startOf(q + 1);
+        if (runStart < 0) {
+          runStart = q - 1;
+          while (runStart > 0 && collapsedSpace(text[runStart - 1])) {
+            runStart--;
+          }
+          memo.remember(runStart, q + 1);
+        }
+        q = runStart;
+      }
+      p = q;
+      count++;
+    }
+    return p;
   }
 
   /**
