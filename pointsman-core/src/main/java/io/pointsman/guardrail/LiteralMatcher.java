@@ -29,7 +29,11 @@ import java.util.Objects;
  * underscore on either side).
  *
  * <p>Immutable and thread-safe once built. Scanning is linear in the text's length: each
- * character is read exactly once.
+ * character is read exactly once, except that the paired scan of a plain and a collapsing
+ * matcher (the default input chain's) steps the collapsing automaton on every character, the
+ * whitespace it skips included (a state entered on whitespace loops to itself on more of it),
+ * and finds a match's start afterwards by reading the match back from its end; it remembers
+ * the last 8 runs of whitespace it read, so that the matches spanning one long run read it once.
  */
 public final class LiteralMatcher {
   /** The most table cells (states × alphabet) a matcher may hold: 256 MiB of transitions. */
