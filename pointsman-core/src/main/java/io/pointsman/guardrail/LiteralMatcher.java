@@ -824,6 +824,19 @@ public final class LiteralMatcher {
       size = 0;
     }
 
+    /** Clears, and lets go of an array grown past {@code maxMatches} matches. */
+    void release(int maxMatches) {
+      size = 0;
+      if (data.length > 3 * maxMatches) {
+        data = new int[48];
+      }
+    }
+
+    /** How many matches the list holds without growing. */
+    int capacity() {
+      return data.length / 3;
+    }
+
     /** The number of matches. */
     int size() {
       return size;

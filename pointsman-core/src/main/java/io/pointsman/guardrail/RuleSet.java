@@ -65,8 +65,8 @@ final class RuleSet {
   static final class Scratch {
     private static final ThreadLocal<Scratch> LOCAL = ThreadLocal.withInitial(Scratch::new);
 
-    final List<Finding> found = new ArrayList<>();
-    final List<Finding> redact = new ArrayList<>();
+    final ArrayList<Finding> found = new ArrayList<>();
+    final ArrayList<Finding> redact = new ArrayList<>();
     /** The text the built-in detectors read, copied once per text for all of them. */
     final ScanText text = new ScanText();
     private boolean inUse;
@@ -83,8 +83,14 @@ final class RuleSet {
 
     /** Forgets the check's findings and text, and frees this instance for the next check. */
     void release() {
+      // Lists that grew for a text with many findings would keep their arrays: drop those.
+      boolean large = found.size() > ScanText.KEEP_MATCHES || redact.size() > ScanText.KEEP_MATCHES;
       found.clear();
       redact.clear();
+      if (large) {
+        found.trimToSize();
+        redact.trimToSize();
+      }
       text.release();
       inUse = false;
     }

@@ -29,6 +29,8 @@ final class ScanText {
   private final LiteralMatcher.Buffers buffers = new LiteralMatcher.Buffers();
   /** The longest array {@link #release} keeps, in characters. */
   static final int KEEP_CHARS = 1 << 16;
+  /** The most matches per list {@link #release} keeps room for. */
+  static final int KEEP_MATCHES = 1 << 12;
 
   /**
    * Returns whether a detector is one of the built-in ones, which read a {@link ScanText}
@@ -75,8 +77,9 @@ final class ScanText {
   }
 
   /**
-   * Forgets the last text, and the copy of it when that is longer than {@link #KEEP_CHARS}, so
-   * that an instance kept for reuse holds neither a caller's text nor much memory.
+   * Forgets the last text, and the copy of it when that is longer than {@link #KEEP_CHARS}
+   * (and match lists grown past {@link #KEEP_MATCHES}), so that an instance kept for reuse
+   * holds neither a caller's text nor much memory.
    */
   void release() {
     text = null;
@@ -84,6 +87,9 @@ final class ScanText {
     if (chars.length > KEEP_CHARS) {
       chars = new char[0];
     }
+    matchesA.release(KEEP_MATCHES);
+    matchesB.release(KEEP_MATCHES);
+    single.release(KEEP_MATCHES);
   }
 
   /**

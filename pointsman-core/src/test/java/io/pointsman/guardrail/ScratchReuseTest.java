@@ -49,6 +49,21 @@ class ScratchReuseTest {
   }
 
   @Test
+  void releaseLetsGoOfMatchListsGrownForATextWithManyMatches() {
+    ScanText text = new ScanText().fill("AKIA ".repeat(3 * ScanText.KEEP_MATCHES));
+    LiteralMatcher.Matches matches = text.matches(SecretDetector.ofDefaults().triggers());
+    assertThat(matches.size()).isEqualTo(3 * ScanText.KEEP_MATCHES);
+    text.release();
+    assertThat(matches.size()).isZero();
+    assertThat(matches.capacity()).isLessThan(ScanText.KEEP_MATCHES);
+    ScanText few = new ScanText().fill("AKIA ".repeat(100));
+    LiteralMatcher.Matches kept = few.matches(SecretDetector.ofDefaults().triggers());
+    int capacity = kept.capacity();
+    few.release();
+    assertThat(kept.capacity()).isEqualTo(capacity);
+  }
+
+  @Test
   void aListenerThatChecksAnotherRequestOnTheSameThreadLeavesBothChecksRight() {
     AtomicReference<InputGuardrailChain> self = new AtomicReference<>();
     List<String> nestedResults = new ArrayList<>();
