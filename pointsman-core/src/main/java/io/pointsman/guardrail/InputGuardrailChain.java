@@ -126,32 +126,36 @@ public final class InputGuardrailChain implements InputGuardrail {
     if (rules.isEmpty()) {
       return request;
     }
-    RuleSet.Scratch scratch = new RuleSet.Scratch();
-    long[] jsonChars = {0};
-    List<Message> messages = request.messages();
-    List<Message> changed = null;
-    for (int i = 0; i < messages.size(); i++) {
-      Message m = messages.get(i);
-      Message checked = checkMessage(identity, m, i, scratch, jsonChars);
-      if (checked != m) {
-        if (changed == null) {
-          changed = new ArrayList<>(messages);
+    RuleSet.Scratch scratch = RuleSet.Scratch.acquire();
+    try {
+      long[] jsonChars = {0};
+      List<Message> messages = request.messages();
+      List<Message> changed = null;
+      for (int i = 0; i < messages.size(); i++) {
+        Message m = messages.get(i);
+        Message checked = checkMessage(identity, m, i, scratch, jsonChars);
+        if (checked != m) {
+          if (changed == null) {
+            changed = new ArrayList<>(messages);
+          }
+          changed.set(i, checked);
         }
-        changed.set(i, checked);
       }
+      JsonNode metadata = json(identity, request.metadata(), "the request metadata", 0, scratch,
+          jsonChars);
+      Map<String, JsonNode> extra = extras(identity, request.extra(), "the request", scratch,
+          jsonChars);
+      if (changed == null && metadata == request.metadata() && extra == request.extra()) {
+        return request;
+      }
+      return new ChatRequest(request.model(), changed == null ? messages : changed,
+          request.tools(), request.toolChoice(), request.temperature(), request.topP(),
+          request.maxTokens(), request.maxCompletionTokens(), request.stop(), request.seed(),
+          request.responseFormat(), request.user(), metadata, request.stream(),
+          request.streamOptions(), request.n(), extra);
+    } finally {
+      scratch.release();
     }
-    JsonNode metadata = json(identity, request.metadata(), "the request metadata", 0, scratch,
-        jsonChars);
-    Map<String, JsonNode> extra = extras(identity, request.extra(), "the request", scratch,
-        jsonChars);
-    if (changed == null && metadata == request.metadata() && extra == request.extra()) {
-      return request;
-    }
-    return new ChatRequest(request.model(), changed == null ? messages : changed,
-        request.tools(), request.toolChoice(), request.temperature(), request.topP(),
-        request.maxTokens(), request.maxCompletionTokens(), request.stop(), request.seed(),
-        request.responseFormat(), request.user(), metadata, request.stream(),
-        request.streamOptions(), request.n(), extra);
   }
 
   private Message checkMessage(Identity identity, Message m, int index, RuleSet.Scratch scratch,

@@ -29,7 +29,11 @@ import java.util.Objects;
  * underscore on either side).
  *
  * <p>Immutable and thread-safe once built. Scanning is linear in the text's length: each
- * character is read exactly once.
+ * character is read exactly once, except that the paired scan of a plain and a collapsing
+ * matcher (the default input chain's) steps the collapsing automaton on every character, the
+ * whitespace it skips included (a state entered on whitespace loops to itself on more of it),
+ * and finds a match's start afterwards by reading the match back from its end; it remembers
+ * the last 8 runs of whitespace it read, so that the matches spanning one long run read it once.
  */
 public final class LiteralMatcher {
   /** The most table cells (states × alphabet) a matcher may hold: 256 MiB of transitions. */
@@ -193,6 +197,23 @@ public final class LiteralMatcher {
         int target = table[s * alphabet + k];
         int offset = target * alphabet;
         dense[s * alphabet + k] = (out[target] >= 0 || link[target] >= 0) ? ~offset : offset;
+      }
+    }
+    if (spaceClass != 0) {
+      // A state entered on whitespace is left as it is by the whitespace after it, which a
+      // collapsing scan skips: give it that self-loop, without an output mark (so that nothing
+      // is reported twice), and a scan may step the automaton on every character. The entry
+      // replaced is one no scan reads, since after whitespace comes either more of it (skipped)
+      // or something else. The root needs none: it is entered on whitespace only when no
+      // literal starts with whitespace, and then its whitespace entry leads to itself.
+      boolean[] afterSpace = new boolean[count];
+      for (int st = 0; st < count; st++) {
+        afterSpace[table[st * alphabet + spaceClass]] = true;
+      }
+      for (int st = 1; st < count; st++) {
+        if (afterSpace[st]) {
+          dense[st * alphabet + spaceClass] = st * alphabet;
+        }
       }
     }
     this.delta = dense;
@@ -387,7 +408,16 @@ public final class LiteralMatcher {
    * @param out receives the matches; cleared first
    */
   void findAll(char[] text, int length, Matches out) {
-    findAll(this, out, null, null, text, length);
+    findAll(this, out, null, null, text, length, null);
+  }
+
+  /**
+   * {@link #findAll(LiteralMatcher, Matches, LiteralMatcher, Matches, char[], int, Buffers)}
+   * with working arrays of its own.
+   */
+  static void findAll(LiteralMatcher a, Matches outA, LiteralMatcher b, Matches outB,
+      char[] text, int length) {
+    findAll(a, outA, b, outB, text, length, null);
   }
 
   /**
@@ -403,32 +433,35 @@ public final class LiteralMatcher {
    * @param outB receives its matches; cleared first (ignored when b is null)
    * @param text the characters
    * @param length how many of them to scan
+   * @param buffers the scan's working arrays, reused from an earlier scan on this thread, or
+   *     null for new ones
    */
   static void findAll(LiteralMatcher a, Matches outA, LiteralMatcher b, Matches outB,
-      char[] text, int length) {
+      char[] text, int length, Buffers buffers) {
+    Buffers buf = buffers == null ? new Buffers() : buffers;
     outA.clear();
     if (b != null) {
       outB.clear();
     }
     if (b == null || b.literals.length == 0) {
-      a.scan(text, length, outA);
+      a.scan(text, length, outA, buf);
       return;
     }
     if (a.literals.length == 0) {
-      b.scan(text, length, outB);
+      b.scan(text, length, outB, buf);
       return;
     }
     if (a.alphabet > 0x100 || b.alphabet > 0x100) {
-      a.scan(text, length, outA);
-      b.scan(text, length, outB);
+      a.scan(text, length, outA, buf);
+      b.scan(text, length, outB, buf);
       return;
     }
     if (!a.collapseWhitespace && b.collapseWhitespace) {
-      plainAndCollapsing(a, outA, b, outB, text, length);
+      plainAndCollapsing(a, outA, b, outB, text, length, buf);
       return;
     }
     if (a.collapseWhitespace && !b.collapseWhitespace) {
-      plainAndCollapsing(b, outB, a, outA, text, length);
+      plainAndCollapsing(b, outB, a, outA, text, length, buf);
       return;
     }
     final int[] da = a.delta;
@@ -439,8 +472,8 @@ public final class LiteralMatcher {
     final boolean collapseB = b.collapseWhitespace;
     final int spaceA = a.spaceClass;
     final int spaceB = b.spaceClass;
-    int[] ringA = collapseA ? a.chunkRing() : null;
-    int[] ringB = collapseB ? b.chunkRing() : null;
+    int[] ringA = collapseA ? buf.ringA(a.chunkRingSize()) : null;
+    int[] ringB = collapseB ? buf.ringB(b.chunkRingSize()) : null;
     int maskA = collapseA ? ringA.length - 1 : 0;
     int maskB = collapseB ? ringB.length - 1 : 0;
     int fedA = 0;
@@ -504,18 +537,14 @@ public final class LiteralMatcher {
    * secret triggers and injection phrases), with the loop written for that pair.
    */
   private static void plainAndCollapsing(LiteralMatcher a, Matches outA, LiteralMatcher b,
-      Matches outB, char[] text, int length) {
+      Matches outB, char[] text, int length, Buffers buf) {
     final int[] da = a.delta;
     final int[] db = b.delta;
     final char[] classes = a.pairClasses(b);
-    final int spaceB = b.spaceClass;
-    final int[] ringB = b.chunkRing();
-    final int maskB = ringB.length - 1;
-    // Per chunk: (state, end) where a reached output, (state, end, characters fed) for b.
-    final int[] pendingA = new int[2 * CHUNK];
-    final int[] pendingB = new int[3 * CHUNK];
-    int fedB = 0;
-    boolean lastSpaceB = false;
+    // Per chunk: (state, end) where each reached output.
+    final int[] pendingA = buf.pendingA;
+    final int[] pendingB = buf.pendingB;
+    final Backtrack starts = new Backtrack();
     int sa = 0;
     int sb = 0;
     for (int from = 0; from < length; from += CHUNK) {
@@ -523,8 +552,7 @@ public final class LiteralMatcher {
       int na = 0;
       int nb = 0;
       for (int i = from; i < to; i++) {
-        char c = text[i];
-        int both = classes[c];
+        int both = classes[text[i]];
         int ta = da[sa + (both & 0xFF)];
         if (ta < 0) {
           ta = ~ta;
@@ -533,30 +561,99 @@ public final class LiteralMatcher {
           na += 2;
         }
         sa = ta;
-        int kb = both >>> 8;
-        boolean space = kb == spaceB && (spaceB != 0 || isSpace(c));
-        if (!(space && lastSpaceB)) {
-          ringB[fedB++ & maskB] = i;
-          int tb = db[sb + kb];
-          if (tb < 0) {
-            tb = ~tb;
-            pendingB[nb] = tb;
-            pendingB[nb + 1] = i + 1;
-            pendingB[nb + 2] = fedB;
-            nb += 3;
-          }
-          sb = tb;
+        // b steps on every character, the whitespace it skips too, which leaves its state as
+        // it is (see the constructor); a match's start is found afterwards, from the text.
+        int tb = db[sb + (both >>> 8)];
+        if (tb < 0) {
+          tb = ~tb;
+          pendingB[nb] = tb;
+          pendingB[nb + 1] = i + 1;
+          nb += 2;
         }
-        lastSpaceB = space;
+        sb = tb;
       }
       for (int k = 0; k < na; k += 2) {
         a.collect(text, length, pendingA[k] / a.alphabet, pendingA[k + 1], null, 0, 0, outA);
       }
-      for (int k = 0; k < nb; k += 3) {
-        b.collect(text, length, pendingB[k] / b.alphabet, pendingB[k + 1], ringB,
-            pendingB[k + 2], maskB, outB);
+      for (int k = 0; k < nb; k += 2) {
+        b.collectBacktracking(text, length, pendingB[k] / b.alphabet, pendingB[k + 1], starts,
+            outB);
       }
     }
+  }
+
+  /**
+   * Where runs of whitespace start, remembered between the matches of one collapsing scan, so
+   * that finding the starts of matches across a long run of whitespace reads the run once
+   * rather than once per match: the last {@value #RUNS} runs of two or more whitespace
+   * characters found, as [start, end).
+   */
+  private static final class Backtrack {
+    static final int RUNS = 8;
+    final int[] starts = new int[RUNS];
+    final int[] ends = {-1, -1, -1, -1, -1, -1, -1, -1};
+    int next;
+
+    int startOf(int end) {
+      for (int k = 0; k < RUNS; k++) {
+        if (ends[k] == end) {
+          return starts[k];
+        }
+      }
+      return -1;
+    }
+
+    void remember(int start, int end) {
+      starts[next] = start;
+      ends[next] = end;
+      next = (next + 1) % RUNS;
+    }
+  }
+
+  /** Whether a collapsing scan reads c as whitespace (every whitespace shares one class). */
+  private boolean collapsedSpace(char c) {
+    return spaceClass != 0 ? classOf[c] == spaceClass : isSpace(c);
+  }
+
+  /**
+   * {@link #collect} for a collapsing matcher stepped on every character: the start of a match
+   * whose literal has n characters is where the n-th character fed to the automaton before
+   * {@code end} is, counting back, where a character is fed unless it is whitespace after
+   * whitespace.
+   */
+  private void collectBacktracking(char[] text, int length, int state, int end,
+      Backtrack memo, Matches out) {
+    for (int s = outLiteral[state] >= 0 ? state : outLink[state]; s >= 0; s = outLink[s]) {
+      int id = outLiteral[s];
+      int start = fedStart(text, end, lengths[id], memo);
+      if (accept(text, length, id, start, end)) {
+        out.add(id, start, end);
+      }
+    }
+  }
+
+  private int fedStart(char[] text, int end, int n, Backtrack memo) {
+    int p = end - 1;
+    int count = 1;
+    while (count < n) {
+      // p is fed; step to the fed character before it.
+      int q = p - 1;
+      if (q > 0 && collapsedSpace(text[q]) && collapsedSpace(text[q - 1])) {
+        // q ends a run of whitespace whose first character alone was fed.
+        int runStart = memo.startOf(q + 1);
+        if (runStart < 0) {
+          runStart = q - 1;
+          while (runStart > 0 && collapsedSpace(text[runStart - 1])) {
+            runStart--;
+          }
+          memo.remember(runStart, q + 1);
+        }
+        q = runStart;
+      }
+      p = q;
+      count++;
+    }
+    return p;
   }
 
   /**
@@ -578,7 +675,7 @@ public final class LiteralMatcher {
   }
 
   /** One matcher's automaton over an array, in chunks (see {@link #CHUNK}). */
-  private void scan(char[] text, int length, Matches out) {
+  private void scan(char[] text, int length, Matches out, Buffers buf) {
     if (literals.length == 0) {
       return;
     }
@@ -586,9 +683,9 @@ public final class LiteralMatcher {
     final char[] cls = classOf;
     final int space = spaceClass;
     final boolean collapse = collapseWhitespace;
-    final int[] ring = collapse ? chunkRing() : null;
+    final int[] ring = collapse ? buf.ringA(chunkRingSize()) : null;
     final int mask = collapse ? ring.length - 1 : 0;
-    final int[] pending = new int[3 * CHUNK];
+    final int[] pending = buf.pendingB;
     int fed = 0;
     boolean lastSpace = false;
     int s = 0;
@@ -639,8 +736,34 @@ public final class LiteralMatcher {
    * start is read when collapsed whitespace made it longer in the text than the literal is:
    * large enough for a chunk and the longest literal before it.
    */
-  private int[] chunkRing() {
-    return new int[Integer.highestOneBit((CHUNK + Math.max(1, maxLength)) * 2)];
+  private int chunkRingSize() {
+    return Integer.highestOneBit((CHUNK + Math.max(1, maxLength)) * 2);
+  }
+
+  /**
+   * The working arrays of the array scans: what a chunk noted and the rings of positions. A
+   * chain keeps one per thread with its scratch state, so that scanning a text allocates
+   * nothing; every scan writes each entry before it reads it. Not thread-safe.
+   */
+  static final class Buffers {
+    final int[] pendingA = new int[3 * CHUNK];
+    final int[] pendingB = new int[3 * CHUNK];
+    private int[] ringA = new int[0];
+    private int[] ringB = new int[0];
+
+    int[] ringA(int size) {
+      if (ringA.length != size) {
+        ringA = new int[size];
+      }
+      return ringA;
+    }
+
+    int[] ringB(int size) {
+      if (ringB.length != size) {
+        ringB = new int[size];
+      }
+      return ringB;
+    }
   }
 
 
@@ -699,6 +822,19 @@ public final class LiteralMatcher {
 
     void clear() {
       size = 0;
+    }
+
+    /** Clears, and lets go of an array grown past {@code maxMatches} matches. */
+    void release(int maxMatches) {
+      size = 0;
+      if (data.length > 3 * maxMatches) {
+        data = new int[48];
+      }
+    }
+
+    /** How many matches the list holds without growing. */
+    int capacity() {
+      return data.length / 3;
     }
 
     /** The number of matches. */

@@ -3,7 +3,6 @@ package io.pointsman.guardrail;
 import io.pointsman.PointsmanException;
 import io.pointsman.Stages;
 import io.pointsman.Status;
-import io.pointsman.catalog.TokenBounds;
 import io.pointsman.model.ChatRequest;
 import io.pointsman.model.Content;
 import io.pointsman.model.ContentPart;
@@ -121,14 +120,27 @@ public final class MessageBoundsGuardrail implements InputGuardrail {
     if (text == null) {
       return 0;
     }
-    for (int i = 0; i < text.length(); i++) {
+    // The UTF-8 length is counted in the same pass (the text has no unpaired surrogates once
+    // it passes, so it is what TokenBounds.utf8Length returns) and without encoding a copy.
+    long bytes = 0;
+    int length = text.length();
+    for (int i = 0; i < length; i++) {
       char c = text.charAt(i);
-      if (c == 0) {
-        throw block("bounds.encoding", "message " + index + " contains a NUL character");
+      if (c < 0x80) {
+        if (c == 0) {
+          throw block("bounds.encoding", "message " + index + " contains a NUL character");
+        }
+        bytes++;
+        continue;
+      }
+      if (c < 0x800) {
+        bytes += 2;
+        continue;
       }
       if (Character.isHighSurrogate(c)) {
-        if (i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        if (i + 1 < length && Character.isLowSurrogate(text.charAt(i + 1))) {
           i++;
+          bytes += 4;
           continue;
         }
         throw block("bounds.encoding", "message " + index + " contains an unpaired surrogate");
@@ -136,8 +148,9 @@ public final class MessageBoundsGuardrail implements InputGuardrail {
       if (Character.isLowSurrogate(c)) {
         throw block("bounds.encoding", "message " + index + " contains an unpaired surrogate");
       }
+      bytes += 3;
     }
-    return TokenBounds.utf8Length(text);
+    return bytes;
   }
 
   private static PointsmanException block(String rule, String message) {

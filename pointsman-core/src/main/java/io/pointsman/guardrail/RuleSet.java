@@ -20,6 +20,8 @@ final class RuleSet {
   record Entry(Detector detector, GuardrailAction action) {}
 
   private final List<Entry> entries;
+  /** The entries as an array, which the per-text loops index without an iterator. */
+  private final Entry[] table;
   private final GuardrailPolicy policy;
   private final GuardrailListener listener;
   private final String stage;
@@ -32,6 +34,7 @@ final class RuleSet {
   RuleSet(List<Entry> entries, GuardrailPolicy policy, GuardrailListener listener, String stage,
       Map<String, GuardrailAction> ruleActions) {
     this.entries = List.copyOf(entries);
+    this.table = this.entries.toArray(new Entry[0]);
     this.policy = policy;
     this.listener = listener;
     this.stage = stage;
@@ -52,12 +55,45 @@ final class RuleSet {
     return entries.isEmpty();
   }
 
-  /** Per-call scratch state; one per check, never shared between threads. */
+  /**
+   * Per-call scratch state; one per check, never shared between threads. A check takes one
+   * with {@link #acquire} and gives it back with {@link #release}: each thread keeps one for
+   * reuse, so that a check allocates no copy of its texts and no scan arrays; a check that
+   * starts while its thread's instance is taken (a listener that checks another request) gets
+   * a new one.
+   */
   static final class Scratch {
-    final List<Finding> found = new ArrayList<>();
-    final List<Finding> redact = new ArrayList<>();
+    private static final ThreadLocal<Scratch> LOCAL = ThreadLocal.withInitial(Scratch::new);
+
+    final ArrayList<Finding> found = new ArrayList<>();
+    final ArrayList<Finding> redact = new ArrayList<>();
     /** The text the built-in detectors read, copied once per text for all of them. */
     final ScanText text = new ScanText();
+    private boolean inUse;
+
+    /** This thread's instance if it is free, else a new one; give it back with release. */
+    static Scratch acquire() {
+      Scratch s = LOCAL.get();
+      if (s.inUse) {
+        return new Scratch();
+      }
+      s.inUse = true;
+      return s;
+    }
+
+    /** Forgets the check's findings and text, and frees this instance for the next check. */
+    void release() {
+      // Lists that grew for a text with many findings would keep their arrays: drop those.
+      boolean large = found.size() > ScanText.KEEP_MATCHES || redact.size() > ScanText.KEEP_MATCHES;
+      found.clear();
+      redact.clear();
+      if (large) {
+        found.trimToSize();
+        redact.trimToSize();
+      }
+      text.release();
+      inUse = false;
+    }
   }
 
   /**
@@ -88,7 +124,8 @@ final class RuleSet {
     // one pass.
     LiteralMatcher first = null;
     LiteralMatcher second = null;
-    for (Entry entry : entries) {
+    final Entry[] all = table;
+    for (Entry entry : all) {
       LiteralMatcher m = ScanText.matcherOf(entry.detector());
       if (m != null && m != first && entry.detector().appliesTo(role)) {
         if (first == null) {
@@ -98,7 +135,7 @@ final class RuleSet {
         }
       }
     }
-    for (Entry entry : entries) {
+    for (Entry entry : all) {
       Detector detector = entry.detector();
       if (!detector.appliesTo(role)) {
         continue;
@@ -120,7 +157,8 @@ final class RuleSet {
         throw PointsmanException.denied(Status.BAD_REQUEST, stage, e.family() + ".budget",
             "the " + e.family() + " rules could not check " + where + " within their budget");
       }
-      for (Finding f : found) {
+      for (int i = 0; i < found.size(); i++) {
+        Finding f = found.get(i);
         if (f.start() >= limit) {
           continue;
         }

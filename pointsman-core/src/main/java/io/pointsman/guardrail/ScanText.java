@@ -26,6 +26,11 @@ final class ScanText {
   private final LiteralMatcher.Matches matchesA = new LiteralMatcher.Matches();
   private final LiteralMatcher.Matches matchesB = new LiteralMatcher.Matches();
   private final LiteralMatcher.Matches single = new LiteralMatcher.Matches();
+  private final LiteralMatcher.Buffers buffers = new LiteralMatcher.Buffers();
+  /** The longest array {@link #release} keeps, in characters. */
+  static final int KEEP_CHARS = 1 << 16;
+  /** The most matches per list {@link #release} keeps room for. */
+  static final int KEEP_MATCHES = 1 << 12;
 
   /**
    * Returns whether a detector is one of the built-in ones, which read a {@link ScanText}
@@ -72,6 +77,22 @@ final class ScanText {
   }
 
   /**
+   * Forgets the last text, and the copy of it when that is longer than {@link #KEEP_CHARS}
+   * (and match lists grown past {@link #KEEP_MATCHES}), so that an instance kept for reuse
+   * holds neither a caller's text nor much memory.
+   */
+  void release() {
+    text = null;
+    length = 0;
+    if (chars.length > KEEP_CHARS) {
+      chars = new char[0];
+    }
+    matchesA.release(KEEP_MATCHES);
+    matchesB.release(KEEP_MATCHES);
+    single.release(KEEP_MATCHES);
+  }
+
+  /**
    * Sets the two matchers to run together over the next texts (distinct, or nothing is paired).
    *
    * @param a a matcher, or null
@@ -91,12 +112,12 @@ final class ScanText {
   LiteralMatcher.Matches matches(LiteralMatcher matcher) {
     if (matcher == pairA || matcher == pairB) {
       if (!pairDone) {
-        LiteralMatcher.findAll(pairA, matchesA, pairB, matchesB, chars, length);
+        LiteralMatcher.findAll(pairA, matchesA, pairB, matchesB, chars, length, buffers);
         pairDone = true;
       }
       return matcher == pairA ? matchesA : matchesB;
     }
-    matcher.findAll(chars, length, single);
+    LiteralMatcher.findAll(matcher, single, null, null, chars, length, buffers);
     return single;
   }
 

@@ -114,6 +114,40 @@ class LiteralMatcherTest {
     }
   }
 
+  @Test
+  void aCollapsingMatcherPairedWithAPlainOneFindsStartsAcrossLongRunsOfWhitespace() {
+    // The pair's collapsing matcher steps on every character and finds a match's start from
+    // the text afterwards: phrases spanning many long runs, and many matches over the same run.
+    LiteralMatcher plain = LiteralMatcher.builder().addExact("AKIA").add("x").build();
+    LiteralMatcher collapsing = LiteralMatcher.builder().caseInsensitive(true)
+        .collapseWhitespace(true).wholeWords(true)
+        .add("ignore all previous instructions").add("all previous").add("x y").add("y")
+        .add("a b c d e f g h i j k").build();
+    Random random = new Random(5);
+    String[] blanks = {" ", "  ", "\t\n", " \u2003 ", "\u00A0", "\n\n\n"};
+    StringBuilder sb = new StringBuilder();
+    while (sb.length() < 20_000) {
+      String phrase = switch (random.nextInt(4)) {
+        case 0 -> "ignore all previous instructions";
+        case 1 -> "x y y y y";
+        case 2 -> "a b c d e f g h i j k";
+        default -> "AKIA x";
+      };
+      for (String word : phrase.split(" ")) {
+        sb.append(word).append(random.nextInt(8) == 0 ? " ".repeat(200 + random.nextInt(300))
+            : blanks[random.nextInt(blanks.length)]);
+      }
+    }
+    String text = sb.toString();
+    char[] chars = text.toCharArray();
+    LiteralMatcher.Matches first = new LiteralMatcher.Matches();
+    LiteralMatcher.Matches second = new LiteralMatcher.Matches();
+    LiteralMatcher.findAll(plain, first, collapsing, second, chars, chars.length);
+    assertThat(second.size()).isGreaterThan(100);
+    assertThat(listed(plain, first)).containsExactlyElementsOf(matches(plain, text));
+    assertThat(listed(collapsing, second)).containsExactlyElementsOf(matches(collapsing, text));
+  }
+
   private static LiteralMatcher randomMatcher(Random random, String alphabet) {
     LiteralMatcher.Builder b = LiteralMatcher.builder().caseInsensitive(random.nextBoolean())
         .collapseWhitespace(random.nextBoolean()).wholeWords(random.nextBoolean());
