@@ -27,7 +27,7 @@ for setting in ${SETTINGS:-g1 parallel serial zgc shenandoah}; do
   # shellcheck disable=SC2086
   java ${FLAGS[$setting]} -cp "$JAR" io.pointsman.jmh.harness.OverheadHarness \
     --paths=bypass,hit --rates="$RATE" --sizes="$SIZE" --transport=apache --warm="$WARM" \
-    --warmup=2 --measure=8 --out="$out" > "$out/harness.log" 2>&1 || {
+    --warmup=2 --measure=8 --pauses --out="$out" > "$out/harness.log" 2>&1 || {
       tail -20 "$out/harness.log"; exit 1; }
   grep -E "ok .* err" "$out/harness.log"
 done

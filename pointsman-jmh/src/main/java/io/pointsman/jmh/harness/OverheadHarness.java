@@ -82,15 +82,17 @@ import org.HdrHistogram.Histogram;
  * --out=pointsman-jmh/results/harness/evidence}
  * (options: {@code --rates=50,500 --sizes=150,4096 --paths=bypass,hit,stream,semantic --warmup=2
  * --measure=8 --profile=durable|journal|memory --transport=jdk|apache --warm=60 --warm-rate=500
- * --mark-linger=PT0S --jfr=bypass-500rps-150B-2 --ramp} — {@code --warm} first warms the JVM for that many seconds per
+ * --mark-linger=PT0S --pauses --jfr=bypass-500rps-150B-2 --ramp} — {@code --warm} first warms
+ * the JVM for that many seconds per
  * arm, unrecorded; {@code --mark-linger} sets the journal's {@link JournalConfig#markLinger()},
  * as an ISO-8601 duration; {@code --ramp} instead finds the highest rate the durable profile
  * sustains with p99 under 10 ms and no errors, at {@code --ramp-rates=50,100,...,4000}).
  * Besides the process's CPU per request, every window reports its JIT compiler threads' share
- * and the PostgreSQL server processes' CPU per request, and the JVM's safepoints and garbage
- * collection pauses in it (from a JDK Flight Recorder recording of the window, see
- * {@link Pauses}); {@code --jfr=TEXT} keeps a full profile recording of every measured run whose
- * id contains TEXT, under {@code jfr/}.
+ * and the PostgreSQL server processes' CPU per request; with {@code --pauses}, also the JVM's
+ * safepoints and garbage collection pauses in it (from a JDK Flight Recorder recording of the
+ * window, see {@link Pauses}; reading the recording between windows is JIT work that can spill
+ * into the next window, so it is not on by default); {@code --jfr=TEXT} keeps a full profile
+ * recording of every measured run whose id contains TEXT, under {@code jfr/}.
  */
 public final class OverheadHarness {
   private static final String MODEL = "gpt-fixture";
@@ -107,6 +109,8 @@ public final class OverheadHarness {
   private static Duration markLinger;
   /** Runs whose id contains this keep a full JFR recording under {@code jfr/}; null for none. */
   private static String jfrRuns;
+  /** Whether each measured window records the JVM's safepoints and GC pauses, --pauses. */
+  private static boolean recordPauses;
   private final List<String> summary = new ArrayList<>();
   /** What the last measured window cost beyond latency (set by every run). */
   private Attribution lastAttribution = Attribution.NONE;
@@ -162,6 +166,7 @@ public final class OverheadHarness {
       markLinger = Duration.parse(opts.get("mark-linger"));
     }
     jfrRuns = opts.get("jfr");
+    recordPauses = opts.containsKey("pauses");
     try {
       harness.environment(opts);
       double warm = Double.parseDouble(opts.getOrDefault("warm", "0"));
@@ -756,7 +761,7 @@ public final class OverheadHarness {
         Path keepRecording) {
       this.journal = journal;
       this.journalBefore = journal == null ? null : journal.get();
-      this.pauses = Pauses.start(keepRecording);
+      this.pauses = recordPauses || keepRecording != null ? Pauses.start(keepRecording) : null;
       this.cpuNanos = processCpuNanos();
       long[] gc = gc();
       this.gcMillis = gc[0];
@@ -777,7 +782,6 @@ public final class OverheadHarness {
     Attribution stop(long requests, long backlog) {
       long cpu = processCpuNanos() - cpuNanos;
       long[] gc = gc();
-      Pauses.Summary paused = pauses.stop();
       double forces = Double.NaN;
       double markForces = Double.NaN;
       double p50 = Double.NaN;
@@ -795,6 +799,8 @@ public final class OverheadHarness {
       }
       double jit = Proc.perRequestMicros(Proc.jitTicks() - jitTicks, requests);
       double postgres = Proc.perRequestMicros(Proc.postgresTicks() - postgresTicks, requests);
+      // Last: reading the recording is work of its own, outside the window's figures.
+      Pauses.Summary paused = pauses == null ? Pauses.Summary.NONE : pauses.stop();
       return new Attribution(requests == 0 ? Double.NaN : cpu / 1_000.0 / requests,
           gc[0] - gcMillis, gc[1] - gcCount, forces, p50, p99, backlog, markForces, jit,
           postgres, paused);
