@@ -29,12 +29,12 @@ class PausesTest {
   }
 
   @Test
-  void aQuietWindowHasNoCollectionAndKeepsTheFullRecordingWhenAsked() throws Exception {
+  void keepsTheFullRecordingWhenAskedAndItSummarisesTheSame() throws Exception {
     Path keep = dir.resolve("jfr").resolve("run.jfr");
     Pauses pauses = Pauses.start(keep);
+    System.gc();
     Pauses.Summary s = pauses.stop();
-    assertThat(s.collections()).isZero();
-    assertThat(s.gcPauseMillis()).isZero();
+    assertThat(s.collections()).isGreaterThanOrEqualTo(1);
     assertThat(Files.size(keep)).isPositive();
     assertThat(Pauses.summarise(keep)).isEqualTo(s);
   }
