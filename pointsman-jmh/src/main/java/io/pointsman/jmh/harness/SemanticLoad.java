@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
@@ -49,6 +50,9 @@ public final class SemanticLoad {
   private static final ResolvedModel MODEL = new ResolvedModel(ModelSpec.builder("m").build(),
       100, false, 100);
 
+  private static final Set<String> OPTIONS = Set.of("out", "rates", "sizes", "warmup", "measure",
+      "threads");
+
   private SemanticLoad() {}
 
   private static CacheQuery query(String text) {
@@ -63,30 +67,18 @@ public final class SemanticLoad {
    * @throws Exception if a run fails
    */
   public static void main(String[] args) throws Exception {
-    Path out = Path.of("semantic-load.csv");
-    List<Integer> rates = List.of(50, 500);
-    List<Integer> sizes = List.of(150, 4096);
-    double warmup = 2;
-    double measure = 6;
-    int threads = 0;
-    for (String a : args) {
-      String v = a.substring(a.indexOf('=') + 1);
-      if (a.startsWith("--out=")) {
-        out = Path.of(v);
-      } else if (a.startsWith("--rates=")) {
-        rates = ints(v);
-      } else if (a.startsWith("--sizes=")) {
-        sizes = ints(v);
-      } else if (a.startsWith("--warmup=")) {
-        warmup = Double.parseDouble(v);
-      } else if (a.startsWith("--measure=")) {
-        measure = Double.parseDouble(v);
-      } else if (a.startsWith("--threads=")) {
-        threads = Integer.parseInt(v);
-      } else {
-        throw new IllegalArgumentException("unknown option " + a);
+    Map<String, String> opts = io.pointsman.jmh.Options.parse(args);
+    for (String key : opts.keySet()) {
+      if (!OPTIONS.contains(key)) {
+        throw new IllegalArgumentException("unknown option --" + key);
       }
     }
+    Path out = Path.of(opts.getOrDefault("out", "semantic-load.csv"));
+    List<Integer> rates = ints(opts.getOrDefault("rates", "50,500"));
+    List<Integer> sizes = ints(opts.getOrDefault("sizes", "150,4096"));
+    double warmup = Double.parseDouble(opts.getOrDefault("warmup", "2"));
+    double measure = Double.parseDouble(opts.getOrDefault("measure", "6"));
+    int threads = Integer.parseInt(opts.getOrDefault("threads", "0"));
     List<String> rows = new ArrayList<>();
     rows.add("rate,bytes,lookups,p50_ms,p99_ms,max_ms,skipped_overload,skipped_deadline,"
         + "skipped_share,embedder_runs,texts_embedded,load_average");
