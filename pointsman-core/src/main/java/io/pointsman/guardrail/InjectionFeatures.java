@@ -32,6 +32,13 @@ import java.text.Normalizer;
 final class InjectionFeatures {
   /** The number of hash buckets (weights) features map to. */
   static final int BUCKETS = 1 << 16;
+  /**
+   * The bucket a concept feature takes when the token has none: one past the hashed ones, its
+   * weight always zero.
+   */
+  static final int NONE = BUCKETS;
+  /** Tokens back within which an earlier concept pairs with a token's concept. */
+  static final int CONCEPT_REACH = 10;
 
   private static final int MASK = BUCKETS - 1;
   private static final int MAX_WORD = 48;
@@ -124,8 +131,19 @@ final class InjectionFeatures {
      * @param start where the token starts in the scanned text
      * @param end where it ends
      */
-    void token(int unigram, int bigram, int trigram, int stem, int stemBigram, int start,
-        int end);
+    void token(int unigram, int bigram, int trigram, int stem, int stemBigram, int concept,
+        int conceptPair, int conceptSkip, int start, int end);
+  }
+
+  /** Receives each token's raw hashes, before any feature is formed (for the lexicon). */
+  interface RawSink {
+    /**
+     * One token.
+     *
+     * @param token the token's hash
+     * @param stem its stem's hash
+     */
+    void raw(int token, int stem);
   }
 
   private static final int FNV_OFFSET = 0x811C9DC5;
@@ -161,9 +179,38 @@ final class InjectionFeatures {
   private int seen;
   /** While tokenising decoded base64: where the run starts in the scanned text, else -1. */
   private int decodedAt = -1;
+  private final InjectionConcepts lexicon;
+  private final RawSink rawSink;
+  /** Whether the token before this one starts a two-token lexicon entry. */
+  private boolean pairOpen;
+  private int tokens;
+  /** The last two distinct concepts seen and the token index each was last seen at. */
+  private int lastConcept;
+  private int lastConceptAt;
+  private int olderConcept;
+  private int olderConceptAt;
 
+  /** Features with the default concept lexicon. */
   InjectionFeatures(Sink sink) {
+    this(sink, InjectionConcepts.DEFAULT);
+  }
+
+  /** Features with a concept lexicon, or none ({@code null}: the concept features are NONE). */
+  InjectionFeatures(Sink sink, InjectionConcepts lexicon) {
     this.sink = sink;
+    this.lexicon = lexicon;
+    this.rawSink = null;
+  }
+
+  private InjectionFeatures(RawSink rawSink) {
+    this.sink = null;
+    this.lexicon = null;
+    this.rawSink = rawSink;
+  }
+
+  /** A tokeniser that reports raw token hashes only (the lexicon is built with it). */
+  static InjectionFeatures raw(RawSink rawSink) {
+    return new InjectionFeatures(rawSink);
   }
 
   /** Tokenises a whole text, reporting spans relative to it. */
@@ -534,6 +581,41 @@ final class InjectionFeatures {
 
   private void emitRaw(int token, int stem, int start, int end) {
     gap = 0;
+    if (rawSink != null) {
+      rawSink.raw(token, stem);
+      prev2 = prev1;
+      prev1 = token;
+      prevStem = stem;
+      return;
+    }
+    int cu = NONE;
+    int cp = NONE;
+    int cs = NONE;
+    if (lexicon != null) {
+      int concept = lexicon.concept(token, stem, prev1, pairOpen);
+      pairOpen = lexicon.startsPair(token);
+      if (concept != 0) {
+        cu = mix(concept * 0x9E3779B1 + 6) & MASK;
+        if (concept == lastConcept) {
+          if (olderConcept != 0 && tokens - olderConceptAt <= CONCEPT_REACH) {
+            cp = mix(olderConcept * 0x85EBCA6B + concept * 0x9E3779B1 + 7) & MASK;
+          }
+          lastConceptAt = tokens;
+        } else {
+          if (lastConcept != 0 && tokens - lastConceptAt <= CONCEPT_REACH) {
+            cp = mix(lastConcept * 0x85EBCA6B + concept * 0x9E3779B1 + 7) & MASK;
+          }
+          if (olderConcept != 0 && tokens - olderConceptAt <= CONCEPT_REACH) {
+            cs = mix(olderConcept * 0xC2B2AE35 + concept * 0x9E3779B1 + 8) & MASK;
+          }
+          olderConcept = lastConcept;
+          olderConceptAt = lastConceptAt;
+          lastConcept = concept;
+          lastConceptAt = tokens;
+        }
+      }
+    }
+    tokens++;
     int uni = mix(token * 0x9E3779B1 + 1);
     int bi = mix(prev1 * 0x85EBCA6B + token * 0x9E3779B1 + 2);
     int tri = mix(prev2 * 0xC2B2AE35 + prev1 * 0x85EBCA6B + token * 0x9E3779B1 + 3);
@@ -542,7 +624,8 @@ final class InjectionFeatures {
     prev2 = prev1;
     prev1 = token;
     prevStem = stem;
-    sink.token(uni & MASK, bi & MASK, tri & MASK, st & MASK, stBi & MASK, start, end);
+    sink.token(uni & MASK, bi & MASK, tri & MASK, st & MASK, stBi & MASK, cu, cp, cs, start,
+        end);
   }
 
   /** The hash of a word's stem (see the class comment); {@code token} is the whole word's. */

@@ -211,9 +211,9 @@ public final class PromptInjectionClassifier implements Detector {
 
     @Override
     public void token(int unigram, int bigram, int trigram, int stem, int stemBigram,
-        int start, int end) {
+        int concept, int conceptPair, int conceptSkip, int start, int end) {
       int c = weights[unigram] + weights[bigram] + weights[trigram] + weights[stem]
-          + weights[stemBigram];
+          + weights[stemBigram] + weights[concept] + weights[conceptPair] + weights[conceptSkip];
       int slot = count & (WINDOW - 1);
       if (count >= WINDOW) {
         sum -= ring[slot];
@@ -236,7 +236,8 @@ public final class PromptInjectionClassifier implements Detector {
    * flag}, and informational ones), then one {@code bucket weight} line per non-zero weight.
    */
   static PromptInjectionClassifier parse(String file) {
-    short[] w = new short[InjectionFeatures.BUCKETS];
+    // One more than the hashed buckets: InjectionFeatures.NONE, whose weight stays zero.
+    short[] w = new short[InjectionFeatures.BUCKETS + 1];
     float bias = Float.NaN;
     double block = Double.NaN;
     double flag = Double.NaN;
@@ -260,7 +261,11 @@ public final class PromptInjectionClassifier implements Detector {
             if (milli < Short.MIN_VALUE || milli > Short.MAX_VALUE) {
               throw new IllegalStateException("weight out of range: " + line);
             }
-            w[Integer.parseInt(key)] = (short) milli;
+            int bucket = Integer.parseInt(key);
+            if (bucket >= InjectionFeatures.BUCKETS) {
+              throw new IllegalStateException("bucket out of range: " + line);
+            }
+            w[bucket] = (short) milli;
           }
         }
       }

@@ -465,7 +465,7 @@ class DefaultChainGoldenTest {
   /** A 32-bit digest of every token the classifier's tokeniser emits, buckets and spans. */
   static String featureDigest(String text) {
     int[] h = {0x2545F491};
-    InjectionFeatures f = new InjectionFeatures((u, b, t, st, sb, start, end) -> {
+    InjectionFeatures f = new InjectionFeatures((u, b, t, st, sb, cu, cp, cs, start, end) -> {
       for (int v : new int[] {u, b, t, st, sb, start, end}) {
         h[0] = (h[0] ^ v) * 0x01000193;
         h[0] ^= h[0] >>> 15;

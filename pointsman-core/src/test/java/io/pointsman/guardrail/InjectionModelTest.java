@@ -173,9 +173,9 @@ class InjectionModelTest {
       Files.writeString(QUALITY, report, StandardCharsets.UTF_8);
     }
     System.out.print(report);
-    floors("heldout", heldOut, 0.47, 0.031);
-    floors("fresh", fresh, 0.55, 0.01);
-    floors("third", third, 0.43, 0.004);
+    floors("heldout", heldOut, 0.55, 0.018);
+    floors("fresh", fresh, 0.59, 0.01);
+    floors("third", third, 0.51, 0.004);
     assertThat(Files.readString(QUALITY, StandardCharsets.UTF_8))
         .as("committed injection-quality.csv (rewrite with -Dguardrail.writeQuality=true)")
         .isEqualTo(report);

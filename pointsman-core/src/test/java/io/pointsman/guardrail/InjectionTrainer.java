@@ -10,9 +10,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HexFormat;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.Set;
 
 /**
  * Trains the model of {@link PromptInjectionClassifier} from the tuning part of the injection
@@ -20,11 +22,14 @@ import java.util.Random;
  * ({@link InjectionModelTest} checks it against the committed resource).
  *
  * <p>Logistic regression by stochastic gradient descent (fixed seed, {@value #EPOCHS} epochs,
- * learning rate {@value #RATE} decaying per epoch, L2 {@value #L2}), each example scored like
- * the classifier scores it: the best window of {@value PromptInjectionClassifier#WINDOW} tokens;
- * the gradient flows through that window's features. Thresholds come from out-of-fold scores on
- * the tuning part ({@value #FOLDS} folds): block at the score that fewer than {@value
- * #BLOCK_FP} of benign tuning texts reach, flag at the one fewer than {@value #FLAG_FP} reach.
+ * learning rate {@value #RATE} decaying per epoch, L2 {@value #L2}, each feature dropped with
+ * probability {@value #DROP} each time an example is seen), each example scored like the
+ * classifier scores it: the best window of {@value PromptInjectionClassifier#WINDOW} tokens; the
+ * gradient flows through that window's features. Thresholds come from a split of the tuning
+ * part across its sources: a model fitted to the texts {@link TuningExtraCorpus} did not write
+ * scores the ones it wrote; block at the score that fewer than {@value #BLOCK_FP} of those
+ * benign texts reach, flag at the one fewer than {@value #FLAG_FP} reach, each at least its
+ * floor.
  * Weights are stored in thousandths; zero ones are left out. {@code StrictMath} keeps the run
  * identical across machines.
  *
@@ -40,8 +45,7 @@ public final class InjectionTrainer {
   static final int EPOCHS = 15;
   static final double RATE = 0.2;
   static final double L2 = 1e-4;
-  static final int FOLDS = 5;
-  static final double BLOCK_FP = 0.005;
+  static final double BLOCK_FP = 0.01;
   static final double FLAG_FP = 0.04;
   static final double PRIOR = -4.0;
   /** log(0.95 / 0.05): block only when the model gives at least 95%. */
@@ -63,14 +67,34 @@ public final class InjectionTrainer {
 
   private record Example(boolean positive, int[] features) {}
 
-  /** Features per token: unigram, bigram, trigram, stem and stem-bigram buckets. */
-  static final int PER_TOKEN = 5;
+  /**
+   * Features per token: unigram, bigram, trigram, stem and stem-bigram buckets, and the concept,
+   * concept-pair and concept-skip buckets ({@link InjectionFeatures#NONE} when the token has no
+   * concept).
+   */
+  static final int PER_TOKEN = 8;
+  /**
+   * The share of an example's features dropped (read as {@link InjectionFeatures#NONE}) each
+   * time it is seen in training, each feature on its own draw. Without it the weight of a
+   * pattern is spread over every feature that co-occurs with it in the tuning part, and an
+   * attack worded differently keeps only a small part; with it each feature, the concept
+   * features among them, must carry evidence on its own. Chosen by {@link InjectionCrossCheck}
+   * on tuning data only.
+   */
+  static final double DROP = 0.5;
+  /** Where the (fixed) bias sits in the weight vector, after the buckets and NONE. */
+  static final int BIAS = InjectionFeatures.BUCKETS + 1;
 
-  /** The features of one text, {@link #PER_TOKEN} per token. */
+  /** The features of one text with the default lexicon, {@link #PER_TOKEN} per token. */
   static int[] features(String text) {
-    int[][] buf = {new int[160]};
+    return features(text, InjectionConcepts.DEFAULT);
+  }
+
+  /** The features of one text with a lexicon, or none. */
+  static int[] features(String text, InjectionConcepts lexicon) {
+    int[][] buf = {new int[256]};
     int[] n = {0};
-    InjectionFeatures f = new InjectionFeatures((u, b, t, st, sb, start, end) -> {
+    InjectionFeatures f = new InjectionFeatures((u, b, t, st, sb, cu, cp, cs, start, end) -> {
       if (n[0] + PER_TOKEN > buf[0].length) {
         buf[0] = Arrays.copyOf(buf[0], buf[0].length * 2);
       }
@@ -79,7 +103,10 @@ public final class InjectionTrainer {
       buf[0][n[0]++] = t;
       buf[0][n[0]++] = st;
       buf[0][n[0]++] = sb;
-    });
+      buf[0][n[0]++] = cu;
+      buf[0][n[0]++] = cp;
+      buf[0][n[0]++] = cs;
+    }, lexicon);
     f.accept(text);
     f.finish();
     return Arrays.copyOf(buf[0], n[0]);
@@ -93,31 +120,35 @@ public final class InjectionTrainer {
     for (CorpusGenerator.Sample s : samples) {
       all.add(new Example(s.positive(), features(s.text())));
     }
-    List<Example> order = new ArrayList<>(all);
-    Collections.shuffle(order, new Random(SEED));
+    // Thresholds from a split across sources, not from random folds: random folds share the
+    // tuning part's sentence frames, so their benign texts score lower than unseen benign text
+    // does. The model is fitted to the tuning texts that TuningExtraCorpus did not write and
+    // scores the ones it wrote, whose banks of wordings the others do not use.
+    Set<String> extra = new HashSet<>();
+    for (CorpusGenerator.Sample s : TuningExtraCorpus.generate()) {
+      extra.add(s.text());
+    }
+    List<Example> train = new ArrayList<>();
+    List<Example> test = new ArrayList<>();
+    for (int i = 0; i < samples.size(); i++) {
+      (extra.contains(samples.get(i).text()) ? test : train).add(all.get(i));
+    }
     List<Double> benign = new ArrayList<>();
     List<Double> attacks = new ArrayList<>();
-    for (int fold = 0; fold < FOLDS; fold++) {
-      List<Example> train = new ArrayList<>();
-      List<Example> test = new ArrayList<>();
-      for (int i = 0; i < order.size(); i++) {
-        (i % FOLDS == fold ? test : train).add(order.get(i));
-      }
-      double[] w = fit(train);
-      for (Example e : test) {
-        (e.positive() ? attacks : benign).add(best(w, e.features())[0]);
-      }
+    double[] split = fit(train);
+    for (Example e : test) {
+      (e.positive() ? attacks : benign).add(best(split, e.features())[0]);
     }
     benign.sort(Collections.reverseOrder());
-    // Out-of-fold scores come from folds that share the tuning part's sentence frames, so they
-    // overstate how far below the threshold unseen benign text scores; the floors keep the
-    // block threshold at a probability of 0.95 and the flag threshold at 0.5 at least.
+    // The floors keep the block threshold at a probability of 0.95 and the flag threshold at
+    // 0.5 at least.
     double block = Math.max(BLOCK_FLOOR, threshold(benign, BLOCK_FP));
     double flag = Math.min(block, Math.max(FLAG_FLOOR, threshold(benign, FLAG_FP)));
     if (Boolean.getBoolean("guardrail.trainerReport")) {
-      System.out.printf(Locale.ROOT, "out-of-fold: block %.3f flag %.3f; attacks blocked %.4f, "
-          + "flagged %.4f; benign blocked %.4f, flagged %.4f%n", block, flag,
-          share(attacks, block), share(attacks, flag), share(benign, block), share(benign, flag));
+      System.out.printf(Locale.ROOT, "across sources (%d trained, %d scored): block %.3f flag"
+          + " %.3f; attacks blocked %.4f, flagged %.4f; benign blocked %.4f, flagged %.4f%n",
+          train.size(), test.size(), block, flag, share(attacks, block), share(attacks, flag),
+          share(benign, block), share(benign, flag));
     }
     double[] w = fit(all);
     StringBuilder sb = new StringBuilder();
@@ -129,7 +160,7 @@ public final class InjectionTrainer {
         .append("examples ").append(all.size()).append('\n')
         .append("buckets ").append(InjectionFeatures.BUCKETS).append('\n')
         .append("window ").append(PromptInjectionClassifier.WINDOW).append('\n')
-        .append("bias ").append(milli(w[InjectionFeatures.BUCKETS]) / 1000.0).append('\n')
+        .append("bias ").append(milli(w[BIAS]) / 1000.0).append('\n')
         .append("block ").append(String.format(Locale.ROOT, "%.3f", block)).append('\n')
         .append("flag ").append(String.format(Locale.ROOT, "%.3f", flag)).append('\n');
     for (int i = 0; i < InjectionFeatures.BUCKETS; i++) {
@@ -156,12 +187,26 @@ public final class InjectionTrainer {
     return Math.round(t * 1000) / 1000.0;
   }
 
-  /** Fits weights; index {@code BUCKETS} is the bias. */
+  /** Fits weights to samples whose features come from a lexicon, or none. */
+  static double[] fit(List<CorpusGenerator.Sample> samples, InjectionConcepts lexicon) {
+    List<Example> examples = new ArrayList<>();
+    for (CorpusGenerator.Sample s : samples) {
+      examples.add(new Example(s.positive(), features(s.text(), lexicon)));
+    }
+    return fit(examples);
+  }
+
+  /** Scores a text as the classifier would with weights {@code w} (unrounded). */
+  static double score(double[] w, String text, InjectionConcepts lexicon) {
+    return best(w, features(text, lexicon))[0];
+  }
+
+  /** Fits weights; index {@link #BIAS} is the bias. */
   private static double[] fit(List<Example> examples) {
-    double[] w = new double[InjectionFeatures.BUCKETS + 1];
+    double[] w = new double[BIAS + 1];
     // The bias is fixed, not learned: a text with no known evidence scores PRIOR, well below
     // the thresholds, so words the corpus never had cannot push a benign text over them.
-    w[InjectionFeatures.BUCKETS] = PRIOR;
+    w[BIAS] = PRIOR;
     long positives = examples.stream().filter(Example::positive).count();
     double posWeight = (double) (examples.size() - positives) / Math.max(1, positives);
     List<Example> order = new ArrayList<>(examples);
@@ -170,14 +215,25 @@ public final class InjectionTrainer {
       Collections.shuffle(order, random);
       double rate = RATE / (1 + epoch * 0.3);
       for (Example e : order) {
-        double[] b = best(w, e.features());
+        int[] features = e.features();
+        if (DROP > 0) {
+          features = features.clone();
+          for (int k = 0; k < features.length; k++) {
+            if (random.nextDouble() < DROP) {
+              features[k] = InjectionFeatures.NONE;
+            }
+          }
+        }
+        double[] b = best(w, features);
         double p = 1 / (1 + StrictMath.exp(-b[0]));
         double g = (p - (e.positive() ? 1 : 0)) * (e.positive() ? posWeight : 1);
         int from = (int) b[1];
         int to = (int) b[2];
         for (int k = from * PER_TOKEN; k < to * PER_TOKEN; k++) {
-          int f = e.features()[k];
-          w[f] -= rate * (g + L2 * w[f]);
+          int f = features[k];
+          if (f != InjectionFeatures.NONE) {
+            w[f] -= rate * (g + L2 * w[f]);
+          }
         }
       }
     }
@@ -189,15 +245,18 @@ public final class InjectionTrainer {
    */
   static double[] best(double[] w, int[] features) {
     int tokens = features.length / PER_TOKEN;
-    double bias = w[InjectionFeatures.BUCKETS];
+    double bias = w[BIAS];
     if (tokens == 0) {
       return new double[] {bias, 0, 0};
     }
     double[] c = new double[tokens];
     for (int t = 0; t < tokens; t++) {
       int k = PER_TOKEN * t;
-      c[t] = (float) w[features[k]] + (float) w[features[k + 1]] + (float) w[features[k + 2]]
-          + (float) w[features[k + 3]] + (float) w[features[k + 4]];
+      float sum = 0;
+      for (int j = 0; j < PER_TOKEN; j++) {
+        sum += (float) w[features[k + j]];
+      }
+      c[t] = sum;
     }
     double sum = 0;
     double best = Double.NEGATIVE_INFINITY;
