@@ -35,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * meant to make the chain faster can be shown to change nothing it decides.
  *
  * <p>Inputs: every text of every committed guardrail corpus ({@code guardrail/**}{@code /*.tsv}:
- * the per-rule corpora, the injection and framework corpora, the secret coverage corpus), the
+ * the per-rule corpora, the injection and framework corpora, the secret coverage corpus, less
+ * the held-out parts not yet scored, {@link #NOT_YET_SCORED}), the
  * semantic cache's prompt corpora (module {@code pointsman-cache-semantic}), the JMH input
  * chain benchmark's payloads (150 B, 4 KiB and 32 KiB, clean and with a token), every phrase of
  * the heuristic (in a sentence; upper-cased with odd blanks; glued to word characters), and
@@ -62,6 +63,12 @@ import org.junit.jupiter.api.Test;
 class DefaultChainGoldenTest {
   static final Path GOLDEN = Path.of("src/test/resources/guardrail/golden/default-chain.txt.gz");
   static final Path CORPORA = Path.of("src/test/resources/guardrail");
+  /**
+   * Held-out corpora committed before any detector was scored on them: this test does not read
+   * them, so that neither it nor its failure output runs the chain on them before their first
+   * scoring. After that scoring, take a part off this list and rewrite the golden file.
+   */
+  static final List<String> NOT_YET_SCORED = List.of("injection/fourth.tsv");
   static final Path SEMANTIC =
       Path.of("../pointsman-cache/pointsman-cache-semantic/src/test/resources/semantic");
 
@@ -136,7 +143,10 @@ class DefaultChainGoldenTest {
     Map<String, List<String>> corpora = new LinkedHashMap<>();
     List<Path> files;
     try (Stream<Path> walk = Files.walk(CORPORA)) {
-      files = walk.filter(p -> p.toString().endsWith(".tsv")).sorted().toList();
+      files = walk.filter(p -> p.toString().endsWith(".tsv"))
+          .filter(p -> !NOT_YET_SCORED.contains(
+              CORPORA.relativize(p).toString().replace('\\', '/')))
+          .sorted().toList();
     }
     assertThat(files).as("guardrail corpora").hasSizeGreaterThan(25);
     for (Path file : files) {
