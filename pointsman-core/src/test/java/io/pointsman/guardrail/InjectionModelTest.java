@@ -31,6 +31,7 @@ class InjectionModelTest {
   static final Path MODEL =
       Path.of("src/main/resources/io/pointsman/guardrail/injection-model.txt");
   static final Path QUALITY = Path.of("src/test/resources/guardrail/injection-quality.csv");
+  static final Path RANKING = Path.of("src/test/resources/guardrail/injection-ranking.csv");
 
   static byte[] resource(String name) throws IOException {
     try (InputStream in = InjectionModelTest.class.getResourceAsStream(name)) {
@@ -119,7 +120,9 @@ class InjectionModelTest {
     for (CorpusGenerator.Sample s : samples) {
       found.clear();
       c.scan(s.text(), found);
-      String key = (s.positive() ? "attack." : "benign.") + s.kind();
+      // The fourth part writes its kinds with the class in front ("attack.direct").
+      String kind = s.kind().replaceFirst("^(attack|benign)\\.", "");
+      String key = (s.positive() ? "attack." : "benign.") + kind;
       for (String k : List.of(key, s.positive() ? "attack.all" : "benign.all")) {
         Tally t = byFamily.computeIfAbsent(k, x -> new Tally());
         t.total++;
@@ -164,11 +167,13 @@ class InjectionModelTest {
     Map<String, Tally> classifierOnly = measure(c, part("heldout"));
     Map<String, Tally> fresh = measure(defaultChainRules(c), part("fresh"));
     Map<String, Tally> third = measure(defaultChainRules(c), part("third"));
+    Map<String, Tally> fourth = measure(defaultChainRules(c), part("fourth"));
     String report = "part,class.family,texts,blocked,blocked_share,flagged_or_blocked,"
         + "flagged_or_blocked_share\n" + csv("heldout", heldOut) + csv("tuning", tuning)
         + csv("heldout-classifier-only", classifierOnly) + csv("fresh", fresh)
         + csv("fresh-classifier-only", measure(c, part("fresh"))) + csv("third", third)
-        + csv("third-classifier-only", measure(c, part("third")));
+        + csv("third-classifier-only", measure(c, part("third")))
+        + csv("fourth", fourth) + csv("fourth-classifier-only", measure(c, part("fourth")));
     if (Boolean.getBoolean("guardrail.writeQuality")) {
       Files.writeString(QUALITY, report, StandardCharsets.UTF_8);
     }
@@ -176,8 +181,45 @@ class InjectionModelTest {
     floors("heldout", heldOut, 0.55, 0.018);
     floors("fresh", fresh, 0.59, 0.01);
     floors("third", third, 0.51, 0.004);
+    floors("fourth", fourth, 0.24, 0.022);
     assertThat(Files.readString(QUALITY, StandardCharsets.UTF_8))
         .as("committed injection-quality.csv (rewrite with -Dguardrail.writeQuality=true)")
         .isEqualTo(report);
+  }
+
+  /**
+   * How well the classifier's score ranks each held-out part, apart from where its thresholds
+   * sit: the share of attacks at or above the score that a given share of the part's own benign
+   * texts reach. Those thresholds are read off the held-out part itself, so the figures say
+   * what a host could get by setting the block threshold on its own benign traffic, not what
+   * the committed thresholds give; {@code injection-ranking.csv} holds them.
+   */
+  @Test
+  void rankingOfEachHeldOutPartIsWhatTheCommittedFileRecords() throws IOException {
+    PromptInjectionClassifier c = PromptInjectionClassifier.ofDefaults();
+    StringBuilder sb = new StringBuilder("part,benign_share_at_or_above,threshold,attacks,"
+        + "attacks_at_or_above,attack_share\n");
+    for (String name : List.of("heldout", "fresh", "third", "fourth")) {
+      List<Double> benign = new ArrayList<>();
+      List<Double> attacks = new ArrayList<>();
+      for (CorpusGenerator.Sample s : part(name)) {
+        (s.positive() ? attacks : benign).add(c.score(s.text()));
+      }
+      benign.sort(java.util.Collections.reverseOrder());
+      for (double share : new double[] {0.0, 0.01, 0.02, 0.05}) {
+        // Above the highest benign score past the allowed share: at most that share reach it.
+        double t = benign.get(Math.min(benign.size() - 1, (int) Math.floor(share
+            * benign.size()))) + 0.0005;
+        long at = attacks.stream().filter(v -> v >= t).count();
+        sb.append(String.format(Locale.ROOT, "%s,%.2f,%.3f,%d,%d,%.4f%n", name, share, t,
+            attacks.size(), at, at / (double) attacks.size()));
+      }
+    }
+    if (Boolean.getBoolean("guardrail.writeQuality")) {
+      Files.writeString(RANKING, sb.toString(), StandardCharsets.UTF_8);
+    }
+    assertThat(Files.readString(RANKING, StandardCharsets.UTF_8))
+        .as("committed injection-ranking.csv (rewrite with -Dguardrail.writeQuality=true)")
+        .isEqualTo(sb.toString());
   }
 }
