@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The committed embedding model is what {@link EmbeddingInjectionTrainer} derives from the
  * tuning part, and its held-out figures — on the fresh held-out part and on the older, looked-at
- * one — are the committed {@code guardrail/embedding-injection-quality.csv}, at or above floors.
+ * one, and on the fourth, scored only after both detectors were frozen — are the committed
+ * {@code guardrail/embedding-injection-quality.csv}, at or above floors.
  */
 class EmbeddingInjectionDetectorTest {
   static final Path QUALITY = Path.of("src/test/resources/guardrail/embedding-injection-quality.csv");
@@ -123,7 +124,9 @@ class EmbeddingInjectionDetectorTest {
       boolean embedding = score(d, s.text()) >= d.threshold();
       boolean chain = chainBlocks(s.text());
       String label = s.positive() ? "attack." : "benign.";
-      for (String group : List.of(label + "all", label + s.kind())) {
+      // The fourth part's kinds carry the label already ("attack.direct").
+      String kind = s.kind().startsWith(label) ? s.kind().substring(label.length()) : s.kind();
+      for (String group : List.of(label + "all", label + kind)) {
         count(tallies, "embedding," + group, embedding);
         count(tallies, "default-chain," + group, chain);
         count(tallies, "default-chain+embedding," + group, chain || embedding);
@@ -158,7 +161,7 @@ class EmbeddingInjectionDetectorTest {
   void heldOutFiguresAreTheCommittedOnesAndStayAtTheirFloors() throws IOException {
     EmbeddingInjectionDetector d = EmbeddingInjectionDetector.parse(embedder, committedModel());
     String csv = "part,config,group,texts,blocked,blocked_share\n" + measure("fresh", d)
-        + measure("heldout", d) + measure("third", d) + measure("framework-heldout", d)
+        + measure("heldout", d) + measure("third", d) + measure("fourth", d) + measure("framework-heldout", d)
         + measure("framework-fresh", d) + measure("tuning", d);
     if (Boolean.getBoolean("guardrail.writeQuality")) {
       Files.writeString(QUALITY, csv, StandardCharsets.UTF_8);
@@ -181,13 +184,21 @@ class EmbeddingInjectionDetectorTest {
    * that a regression fails the build. They are not the
    * goal of 0.90 / 0.02, which no configuration meets.
    */
-  static final Map<String, Double> FLOORS = Map.of(
-      "fresh embedding attack.all", 0.56, "fresh embedding benign.all", 0.048,
-      "fresh default-chain attack.all", 0.56, "fresh default-chain benign.all", 0.009,
-      "fresh default-chain+embedding attack.all", 0.78,
-      "fresh default-chain+embedding benign.all", 0.057,
-      "heldout embedding attack.all", 0.58, "heldout embedding benign.all", 0.099,
-      "third embedding attack.all", 0.61, "third embedding benign.all", 0.035);
+  static final Map<String, Double> FLOORS = Map.ofEntries(
+      Map.entry("fresh embedding attack.all", 0.56),
+      Map.entry("fresh embedding benign.all", 0.048),
+      Map.entry("fresh default-chain attack.all", 0.59),
+      Map.entry("fresh default-chain benign.all", 0.009),
+      Map.entry("fresh default-chain+embedding attack.all", 0.78),
+      Map.entry("fresh default-chain+embedding benign.all", 0.057),
+      Map.entry("heldout embedding attack.all", 0.58),
+      Map.entry("heldout embedding benign.all", 0.099),
+      Map.entry("third embedding attack.all", 0.61),
+      Map.entry("third embedding benign.all", 0.035),
+      Map.entry("fourth embedding attack.all", 0.37),
+      Map.entry("fourth embedding benign.all", 0.049),
+      Map.entry("fourth default-chain attack.all", 0.24),
+      Map.entry("fourth default-chain benign.all", 0.022));
 
   @Test
   void scanReportsTheBestWindowAndAgreesWithTheScore() {
