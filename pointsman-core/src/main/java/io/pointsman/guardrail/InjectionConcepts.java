@@ -31,6 +31,8 @@ final class InjectionConcepts {
   static final InjectionConcepts DEFAULT = load();
 
   private final long[] words = new long[BLOOM_BITS / 64];
+  /** The stems of every entry's tokens: the one test most tokens take. */
+  private final long[] stems = new long[BLOOM_BITS / 64];
   private final long[] pairStarts = new long[BLOOM_BITS / 64];
   private final int[] keys;
   private final byte[] values;
@@ -38,7 +40,7 @@ final class InjectionConcepts {
   private final List<String> names;
 
   private InjectionConcepts(Map<Integer, Integer> entries, List<Integer> starts,
-      List<String> names) {
+      List<Integer> entryStems, List<String> names) {
     int size = Integer.highestOneBit(Math.max(16, entries.size() * 4) - 1) << 1;
     keys = new int[size];
     values = new byte[size];
@@ -55,6 +57,9 @@ final class InjectionConcepts {
     }
     for (int s : starts) {
       set(pairStarts, s);
+    }
+    for (int s : entryStems) {
+      set(stems, s);
     }
     this.names = List.copyOf(names);
   }
@@ -92,6 +97,15 @@ final class InjectionConcepts {
       }
     }
     return 0;
+  }
+
+  /**
+   * False when no entry can involve a token with this stem: then {@link #concept} is 0 for it
+   * and {@link #startsPair} false. A token whose stem is not any entry token's stem can match
+   * neither a word, nor a stem, nor either half of a pair.
+   */
+  boolean mayHold(int stem) {
+    return test(stems, stem);
   }
 
   /** Whether a token starts a two-token entry. */
@@ -152,6 +166,7 @@ final class InjectionConcepts {
   static InjectionConcepts parse(String file) {
     Map<Integer, Integer> entries = new LinkedHashMap<>();
     List<Integer> starts = new ArrayList<>();
+    List<Integer> entryStems = new ArrayList<>();
     List<String> names = new ArrayList<>();
     for (String line : file.split("\n")) {
       String l = line.strip();
@@ -178,6 +193,13 @@ final class InjectionConcepts {
         if (tokens.isEmpty()) {
           throw new IllegalStateException("lexicon entry without a token: " + entry);
         }
+        // A stem entry is matched by the stem of the words it begins, which is the entry's own
+        // hash ("bypas*" is the stem of "bypass", although "bypas" read as a word stems to
+        // "bypa"); any other entry by its tokens' stems.
+        entryStems.add(stem ? tokens.get(0)[0] : tokens.get(0)[1]);
+        if (tokens.size() > 1) {
+          entryStems.add(tokens.get(1)[1]);
+        }
         int key;
         if (stem) {
           if (tokens.size() != 1 || text.length() != InjectionFeatures.STEM) {
@@ -195,7 +217,7 @@ final class InjectionConcepts {
         entries.putIfAbsent(key, id);
       }
     }
-    return new InjectionConcepts(entries, starts, names);
+    return new InjectionConcepts(entries, starts, entryStems, names);
   }
 
   /** The raw token and stem hashes the tokeniser makes of a text. */

@@ -592,27 +592,15 @@ final class InjectionFeatures {
     int cp = NONE;
     int cs = NONE;
     if (lexicon != null) {
-      int concept = lexicon.concept(token, stem, prev1, pairOpen);
-      pairOpen = lexicon.startsPair(token);
-      if (concept != 0) {
-        cu = mix(concept * 0x9E3779B1 + 6) & MASK;
-        if (concept == lastConcept) {
-          if (olderConcept != 0 && tokens - olderConceptAt <= CONCEPT_REACH) {
-            cp = mix(olderConcept * 0x85EBCA6B + concept * 0x9E3779B1 + 7) & MASK;
-          }
-          lastConceptAt = tokens;
-        } else {
-          if (lastConcept != 0 && tokens - lastConceptAt <= CONCEPT_REACH) {
-            cp = mix(lastConcept * 0x85EBCA6B + concept * 0x9E3779B1 + 7) & MASK;
-          }
-          if (olderConcept != 0 && tokens - olderConceptAt <= CONCEPT_REACH) {
-            cs = mix(olderConcept * 0xC2B2AE35 + concept * 0x9E3779B1 + 8) & MASK;
-          }
-          olderConcept = lastConcept;
-          olderConceptAt = lastConceptAt;
-          lastConcept = concept;
-          lastConceptAt = tokens;
-        }
+      // One bit test decides for most tokens: every word, stem and pair entry sets its stem's
+      // bit, so a token whose stem bit is clear has no concept and starts no pair.
+      if (lexicon.mayHold(stem)) {
+        long c = concepts(token, stem);
+        cu = (int) c & 0xFFFFF;
+        cp = (int) (c >>> 20) & 0xFFFFF;
+        cs = (int) (c >>> 40);
+      } else {
+        pairOpen = false;
       }
     }
     tokens++;
@@ -626,6 +614,40 @@ final class InjectionFeatures {
     prevStem = stem;
     sink.token(uni & MASK, bi & MASK, tri & MASK, st & MASK, stBi & MASK, cu, cp, cs, start,
         end);
+  }
+
+  /**
+   * The concept features of a token that may be in the lexicon, packed as {@code unigram |
+   * pair << 20 | skip << 40} (each {@link #NONE} when absent), and the pair and recency state
+   * moved on.
+   */
+  private long concepts(int token, int stem) {
+    int concept = lexicon.concept(token, stem, prev1, pairOpen);
+    pairOpen = lexicon.startsPair(token);
+    if (concept == 0) {
+      return NONE | (long) NONE << 20 | (long) NONE << 40;
+    }
+    int cu = mix(concept * 0x9E3779B1 + 6) & MASK;
+    int cp = NONE;
+    int cs = NONE;
+    if (concept == lastConcept) {
+      if (olderConcept != 0 && tokens - olderConceptAt <= CONCEPT_REACH) {
+        cp = mix(olderConcept * 0x85EBCA6B + concept * 0x9E3779B1 + 7) & MASK;
+      }
+      lastConceptAt = tokens;
+    } else {
+      if (lastConcept != 0 && tokens - lastConceptAt <= CONCEPT_REACH) {
+        cp = mix(lastConcept * 0x85EBCA6B + concept * 0x9E3779B1 + 7) & MASK;
+      }
+      if (olderConcept != 0 && tokens - olderConceptAt <= CONCEPT_REACH) {
+        cs = mix(olderConcept * 0xC2B2AE35 + concept * 0x9E3779B1 + 8) & MASK;
+      }
+      olderConcept = lastConcept;
+      olderConceptAt = lastConceptAt;
+      lastConcept = concept;
+      lastConceptAt = tokens;
+    }
+    return cu | (long) cp << 20 | (long) cs << 40;
   }
 
   /** The hash of a word's stem (see the class comment); {@code token} is the whole word's. */
