@@ -674,13 +674,11 @@ final class InjectionFeatures {
   }
 
   private static int mix(int x) {
-    int h = x;
-    h ^= h >>> 16;
-    h *= 0x7FEB352D;
-    h ^= h >>> 15;
-    h *= 0x846CA68B;
-    h ^= h >>> 16;
-    return h;
+    // Written to stay under the compiler's 35-byte limit for inlining at every call site even
+    // when the constant pool has outgrown one-byte indexes (ldc_w).
+    x = (x ^ (x >>> 16)) * 0x7FEB352D;
+    x = (x ^ (x >>> 15)) * 0x846CA68B;
+    return x ^ (x >>> 16);
   }
 
   /** Tokenises a base64 run's decoded text too, when it is printable; spans point at the run. */
