@@ -100,9 +100,9 @@ final class InjectionConcepts {
   }
 
   /**
-   * False when no entry can involve a token with this stem: then {@link #concept} is 0 for it
-   * and {@link #startsPair} false. A token whose stem is not any entry token's stem can match
-   * neither a word, nor a stem, nor either half of a pair.
+   * False when no word or stem entry can match a token with this stem and no pair can start
+   * with it: then {@link #startsPair} is false for it, and {@link #concept} is 0 unless the token
+   * before it started a pair.
    */
   boolean mayHold(int stem) {
     return test(stems, stem);
@@ -195,11 +195,9 @@ final class InjectionConcepts {
         }
         // A stem entry is matched by the stem of the words it begins, which is the entry's own
         // hash ("bypas*" is the stem of "bypass", although "bypas" read as a word stems to
-        // "bypa"); any other entry by its tokens' stems.
+        // "bypa"); a word by its stem; a pair by its first token's stem (its second token is
+        // looked up only after a first, so common second words such as "as" or "me" stay out).
         entryStems.add(stem ? tokens.get(0)[0] : tokens.get(0)[1]);
-        if (tokens.size() > 1) {
-          entryStems.add(tokens.get(1)[1]);
-        }
         int key;
         if (stem) {
           if (tokens.size() != 1 || text.length() != InjectionFeatures.STEM) {

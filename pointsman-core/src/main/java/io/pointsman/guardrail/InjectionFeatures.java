@@ -592,9 +592,10 @@ final class InjectionFeatures {
     int cp = NONE;
     int cs = NONE;
     if (lexicon != null) {
-      // One bit test decides for most tokens: every word, stem and pair entry sets its stem's
-      // bit, so a token whose stem bit is clear has no concept and starts no pair.
-      if (lexicon.mayHold(stem)) {
+      // One bit test decides for most tokens: every word and stem entry and the first token of
+      // every pair set their stem's bit, so a token whose bit is clear starts no pair and has
+      // no concept, unless it ends a pair the token before it started.
+      if (pairOpen || lexicon.mayHold(stem)) {
         long c = concepts(token, stem);
         cu = (int) c & 0xFFFFF;
         cp = (int) (c >>> 20) & 0xFFFFF;
