@@ -10,7 +10,9 @@ import java.util.Objects;
 
 /**
  * A learned prompt-injection detector: logistic regression over hashed word uni-, bi- and
- * trigrams and word-stem uni- and bigrams of normalised text (see the normalisation below), scored over sliding windows of
+ * trigrams, word-stem uni- and bigrams, and concepts (words that cancel, replace, reveal or send
+ * instructions, in many languages, and pairs of such concepts near each other) of normalised
+ * text (see the normalisation below), scored over sliding windows of
  * {@value #WINDOW} tokens so that one injected sentence inside a long document counts as much as
  * a short prompt does. The score is the highest window's log-odds.
  *
