@@ -34,6 +34,18 @@ public final class InjectionCrossCheck {
    * @throws IOException if the tuning part cannot be read
    */
   public static void main(String[] args) throws IOException {
+    System.out.print(report());
+  }
+
+  /**
+   * The comparison's output, as committed in {@code guardrail/injection-crosscheck.txt} below its
+   * comment lines.
+   *
+   * @return the report
+   * @throws IOException if the tuning part cannot be read
+   */
+  static String report() throws IOException {
+    StringBuilder out = new StringBuilder();
     List<CorpusGenerator.Sample> tuning = InjectionModelTest.part("tuning");
     Set<String> extra = new HashSet<>();
     for (CorpusGenerator.Sample s : TuningExtraCorpus.generate()) {
@@ -44,7 +56,7 @@ public final class InjectionCrossCheck {
     for (CorpusGenerator.Sample s : tuning) {
       (extra.contains(s.text()) ? test : train).add(s);
     }
-    System.out.printf(Locale.ROOT, "train %d, validate %d%n", train.size(), test.size());
+    out.append(String.format(Locale.ROOT, "train %d, validate %d%n", train.size(), test.size()));
     for (InjectionConcepts lexicon : new InjectionConcepts[] {null, InjectionConcepts.DEFAULT}) {
       double[] w = InjectionTrainer.fit(train, lexicon);
       Map<String, int[]> tally = new TreeMap<>();
@@ -60,17 +72,19 @@ public final class InjectionCrossCheck {
           t[2] += v >= InjectionTrainer.FLAG_FLOOR ? 1 : 0;
         }
       }
-      System.out.println(lexicon == null ? "== without concepts" : "== with concepts");
+      out.append(lexicon == null ? "== without concepts\n" : "== with concepts\n");
       benign.sort(java.util.Collections.reverseOrder());
       for (double fp : new double[] {0.0, 0.01, 0.02, 0.03, 0.05}) {
         double t = benign.get(Math.min(benign.size() - 1, (int) Math.floor(fp * benign.size())))
             + 1e-9;
         long hit = attacks.stream().filter(v -> v >= t).count();
-        System.out.printf(Locale.ROOT, "benign <= %.2f: threshold %.3f, attacks %.3f%n", fp, t,
-            hit / (double) attacks.size());
+        out.append(String.format(Locale.ROOT, "benign <= %.2f: threshold %.3f, attacks %.3f%n",
+            fp, t, hit / (double) attacks.size()));
       }
-      tally.forEach((k, t) -> System.out.printf(Locale.ROOT, "%-28s %4d  block %.3f  flag %.3f%n",
-          k, t[0], t[1] / (double) t[0], t[2] / (double) t[0]));
+      tally.forEach((k, t) -> out.append(String.format(Locale.ROOT,
+          "%-28s %4d  block %.3f  flag %.3f%n", k, t[0], t[1] / (double) t[0],
+          t[2] / (double) t[0])));
     }
+    return out.toString();
   }
 }
