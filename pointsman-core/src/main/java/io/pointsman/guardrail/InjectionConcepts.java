@@ -31,7 +31,10 @@ final class InjectionConcepts {
   static final InjectionConcepts DEFAULT = load();
 
   private final long[] words = new long[BLOOM_BITS / 64];
-  /** The stems of every entry's tokens: the one test most tokens take. */
+  /**
+   * The stems of every word and stem entry and of every pair's first token: the one test most
+   * tokens take.
+   */
   private final long[] stems = new long[BLOOM_BITS / 64];
   private final long[] pairStarts = new long[BLOOM_BITS / 64];
   private final int[] keys;
@@ -148,14 +151,51 @@ final class InjectionConcepts {
   }
 
   private static InjectionConcepts load() {
+    return parse(resource());
+  }
+
+  /** The text of {@value #RESOURCE}. */
+  static String resource() {
     try (InputStream in = InjectionConcepts.class.getResourceAsStream(RESOURCE)) {
       if (in == null) {
         throw new IllegalStateException("missing resource " + RESOURCE);
       }
-      return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + RESOURCE, e);
     }
+  }
+
+  /** One line of a lexicon: a concept's name and its entries as written. */
+  record Line(String concept, List<String> entries) {}
+
+  /**
+   * The concept lines of a lexicon, in order, without blank and comment lines.
+   *
+   * @throws IllegalStateException if a line has no name or an empty entry
+   */
+  static List<Line> lines(String file) {
+    List<Line> out = new ArrayList<>();
+    for (String line : file.split("\n")) {
+      String l = line.strip();
+      if (l.isEmpty() || l.startsWith("#")) {
+        continue;
+      }
+      int colon = l.indexOf(':');
+      if (colon <= 0) {
+        throw new IllegalStateException("malformed lexicon line: " + line);
+      }
+      List<String> entries = new ArrayList<>();
+      for (String raw : l.substring(colon + 1).split(",")) {
+        String entry = raw.strip();
+        if (entry.isEmpty()) {
+          throw new IllegalStateException("empty entry in lexicon line: " + line);
+        }
+        entries.add(entry);
+      }
+      out.add(new Line(l.substring(0, colon).strip(), entries));
+    }
+    return out;
   }
 
   /**
@@ -168,25 +208,13 @@ final class InjectionConcepts {
     List<Integer> starts = new ArrayList<>();
     List<Integer> entryStems = new ArrayList<>();
     List<String> names = new ArrayList<>();
-    for (String line : file.split("\n")) {
-      String l = line.strip();
-      if (l.isEmpty() || l.startsWith("#")) {
-        continue;
-      }
-      int colon = l.indexOf(':');
-      if (colon <= 0) {
-        throw new IllegalStateException("malformed lexicon line: " + line);
-      }
-      names.add(l.substring(0, colon).strip());
+    for (Line line : lines(file)) {
+      names.add(line.concept());
       if (names.size() > 100) {
         throw new IllegalStateException("more than 100 concepts");
       }
       int id = names.size();
-      for (String raw : l.substring(colon + 1).split(",")) {
-        String entry = raw.strip();
-        if (entry.isEmpty()) {
-          throw new IllegalStateException("empty entry in lexicon line: " + line);
-        }
+      for (String entry : line.entries()) {
         boolean stem = entry.endsWith("*");
         String text = stem ? entry.substring(0, entry.length() - 1) : entry;
         List<int[]> tokens = tokens(text);

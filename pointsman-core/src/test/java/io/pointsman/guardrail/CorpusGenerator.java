@@ -34,7 +34,12 @@ public final class CorpusGenerator {
   static final int PER_LABEL = 220;
 
   /** One labelled text. */
-  record Sample(boolean positive, String kind, String text) {}
+  record Sample(boolean positive, String kind, String text) {
+    /** The kind without the class in front that newer parts write ("attack.direct"). */
+    String family() {
+      return kind.replaceFirst("^(attack|benign)\\.", "");
+    }
+  }
 
   private final Random r = new Random(SEED);
 

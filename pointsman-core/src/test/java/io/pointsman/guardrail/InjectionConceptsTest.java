@@ -49,23 +49,13 @@ class InjectionConceptsTest {
    * the features as through the unfiltered lookup ({@link #concepts} compares the two).
    */
   @Test
-  void thePrefilterLetsEveryEntryOfTheLexiconThrough() throws java.io.IOException {
-    String file;
-    try (var in = InjectionConcepts.class.getResourceAsStream(InjectionConcepts.RESOURCE)) {
-      file = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    }
+  void thePrefilterLetsEveryEntryOfTheLexiconThrough() {
     int entries = 0;
-    for (String line : file.split("\n")) {
-      String l = line.strip();
-      if (l.isEmpty() || l.startsWith("#")) {
-        continue;
-      }
-      String name = l.substring(0, l.indexOf(':')).strip();
-      for (String raw : l.substring(l.indexOf(':') + 1).split(",")) {
-        String entry = raw.strip();
+    for (InjectionConcepts.Line line : InjectionConcepts.lines(InjectionConcepts.resource())) {
+      for (String entry : line.entries()) {
         String word = entry.endsWith("*") ? entry.substring(0, entry.length() - 1) + "ing"
             : entry;
-        assertThat(concepts(word)).as(entry).contains(name);
+        assertThat(concepts(word)).as(entry).contains(line.concept());
         entries++;
       }
     }

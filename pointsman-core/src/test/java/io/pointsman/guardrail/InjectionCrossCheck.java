@@ -75,11 +75,9 @@ public final class InjectionCrossCheck {
       out.append(lexicon == null ? "== without concepts\n" : "== with concepts\n");
       benign.sort(java.util.Collections.reverseOrder());
       for (double fp : new double[] {0.0, 0.01, 0.02, 0.03, 0.05}) {
-        double t = benign.get(Math.min(benign.size() - 1, (int) Math.floor(fp * benign.size())))
-            + 1e-9;
-        long hit = attacks.stream().filter(v -> v >= t).count();
+        double t = InjectionTrainer.above(benign, fp, 1e-9);
         out.append(String.format(Locale.ROOT, "benign <= %.2f: threshold %.3f, attacks %.3f%n",
-            fp, t, hit / (double) attacks.size()));
+            fp, t, InjectionTrainer.share(attacks, t)));
       }
       tally.forEach((k, t) -> out.append(String.format(Locale.ROOT,
           "%-28s %4d  block %.3f  flag %.3f%n", k, t[0], t[1] / (double) t[0],

@@ -120,9 +120,7 @@ class InjectionModelTest {
     for (CorpusGenerator.Sample s : samples) {
       found.clear();
       c.scan(s.text(), found);
-      // The fourth part writes its kinds with the class in front ("attack.direct").
-      String kind = s.kind().replaceFirst("^(attack|benign)\\.", "");
-      String key = (s.positive() ? "attack." : "benign.") + kind;
+      String key = (s.positive() ? "attack." : "benign.") + s.family();
       for (String k : List.of(key, s.positive() ? "attack.all" : "benign.all")) {
         Tally t = byFamily.computeIfAbsent(k, x -> new Tally());
         t.total++;
@@ -207,9 +205,7 @@ class InjectionModelTest {
       }
       benign.sort(java.util.Collections.reverseOrder());
       for (double share : new double[] {0.0, 0.01, 0.02, 0.05}) {
-        // Above the highest benign score past the allowed share: at most that share reach it.
-        double t = benign.get(Math.min(benign.size() - 1, (int) Math.floor(share
-            * benign.size()))) + 0.0005;
+        double t = InjectionTrainer.above(benign, share, 0.0005);
         long at = attacks.stream().filter(v -> v >= t).count();
         sb.append(String.format(Locale.ROOT, "%s,%.2f,%.3f,%d,%d,%.4f%n", name, share, t,
             attacks.size(), at, at / (double) attacks.size()));

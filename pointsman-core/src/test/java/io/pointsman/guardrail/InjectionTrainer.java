@@ -172,7 +172,8 @@ public final class InjectionTrainer {
     return sb.toString();
   }
 
-  private static double share(List<Double> scores, double threshold) {
+  /** The share of scores at or above a threshold. */
+  static double share(List<Double> scores, double threshold) {
     return scores.stream().filter(v -> v >= threshold).count() / (double) scores.size();
   }
 
@@ -182,9 +183,17 @@ public final class InjectionTrainer {
 
   /** A threshold above all but the given share of benign scores (sorted high to low). */
   private static double threshold(List<Double> benignDesc, double share) {
-    int allowed = (int) Math.floor(share * benignDesc.size());
-    double t = benignDesc.get(Math.min(allowed, benignDesc.size() - 1)) + 0.001;
+    double t = above(benignDesc, share, 0.001);
     return Math.round(t * 1000) / 1000.0;
+  }
+
+  /**
+   * The score {@code margin} above the highest benign score past the allowed share, so that at
+   * most that share of the benign scores (sorted high to low) reach it.
+   */
+  static double above(List<Double> benignDesc, double share, double margin) {
+    int allowed = (int) Math.floor(share * benignDesc.size());
+    return benignDesc.get(Math.min(allowed, benignDesc.size() - 1)) + margin;
   }
 
   /** Fits weights to samples whose features come from a lexicon, or none. */

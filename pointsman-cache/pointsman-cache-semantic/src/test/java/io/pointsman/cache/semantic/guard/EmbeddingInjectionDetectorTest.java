@@ -124,9 +124,7 @@ class EmbeddingInjectionDetectorTest {
       boolean embedding = score(d, s.text()) >= d.threshold();
       boolean chain = chainBlocks(s.text());
       String label = s.positive() ? "attack." : "benign.";
-      // The fourth part's kinds carry the label already ("attack.direct").
-      String kind = s.kind().startsWith(label) ? s.kind().substring(label.length()) : s.kind();
-      for (String group : List.of(label + "all", label + kind)) {
+      for (String group : List.of(label + "all", label + s.family())) {
         count(tallies, "embedding," + group, embedding);
         count(tallies, "default-chain," + group, chain);
         count(tallies, "default-chain+embedding," + group, chain || embedding);
@@ -160,9 +158,12 @@ class EmbeddingInjectionDetectorTest {
   @Test
   void heldOutFiguresAreTheCommittedOnesAndStayAtTheirFloors() throws IOException {
     EmbeddingInjectionDetector d = EmbeddingInjectionDetector.parse(embedder, committedModel());
-    String csv = "part,config,group,texts,blocked,blocked_share\n" + measure("fresh", d)
-        + measure("heldout", d) + measure("third", d) + measure("fourth", d) + measure("framework-heldout", d)
-        + measure("framework-fresh", d) + measure("tuning", d);
+    StringBuilder sb = new StringBuilder("part,config,group,texts,blocked,blocked_share\n");
+    for (String part : List.of("fresh", "heldout", "third", "fourth", "framework-heldout",
+        "framework-fresh", "tuning")) {
+      sb.append(measure(part, d));
+    }
+    String csv = sb.toString();
     if (Boolean.getBoolean("guardrail.writeQuality")) {
       Files.writeString(QUALITY, csv, StandardCharsets.UTF_8);
     }

@@ -49,7 +49,12 @@ public final class EmbeddingInjectionTrainer {
   private EmbeddingInjectionTrainer() {}
 
   /** One labelled text of the corpus. */
-  record Sample(boolean positive, String kind, String text) {}
+  record Sample(boolean positive, String kind, String text) {
+    /** The kind without the class in front that newer parts write ("attack.direct"). */
+    String family() {
+      return kind.replaceFirst("^(attack|benign)\\.", "");
+    }
+  }
 
   /** Embeddings by text, so a window shared by many texts is embedded once. */
   static final class Embeddings {
