@@ -216,9 +216,29 @@ public final class LiteralMatcher {
         }
       }
     }
-    this.delta = dense;
-    this.outLiteral = Arrays.copyOf(out, count);
-    this.outLink = link;
+    // Renumber the states in breadth-first order (the queue's), so that the shallow states,
+    // where a scan of ordinary text spends most of its steps, share a few cache lines of the
+    // table instead of being spread over all of it. The root stays 0.
+    int[] rank = new int[count];
+    for (int i = 0; i < tail; i++) {
+      rank[queue[i]] = i + 1;
+    }
+    int[] ordered = new int[count * alphabet];
+    int[] outOrdered = new int[count];
+    int[] linkOrdered = new int[count];
+    for (int st = 0; st < count; st++) {
+      int row = rank[st] * alphabet;
+      for (int k = 0; k < alphabet; k++) {
+        int v = dense[st * alphabet + k];
+        int target = rank[(v < 0 ? ~v : v) / alphabet] * alphabet;
+        ordered[row + k] = v < 0 ? ~target : target;
+      }
+      outOrdered[rank[st]] = out[st];
+      linkOrdered[rank[st]] = link[st] < 0 ? -1 : rank[link[st]];
+    }
+    this.delta = ordered;
+    this.outLiteral = outOrdered;
+    this.outLink = linkOrdered;
   }
 
   /**
@@ -538,6 +558,10 @@ public final class LiteralMatcher {
    */
   private static void plainAndCollapsing(LiteralMatcher a, Matches outA, LiteralMatcher b,
       Matches outB, char[] text, int length, Buffers buf) {
+    if (length >= SPLIT) {
+      plainAndCollapsingInHalves(a, outA, b, outB, text, length, buf);
+      return;
+    }
     final int[] da = a.delta;
     final int[] db = b.delta;
     final char[] classes = a.pairClasses(b);
@@ -580,6 +604,146 @@ public final class LiteralMatcher {
             outB);
       }
     }
+  }
+
+  /**
+   * The length from which {@link #plainAndCollapsing} reads a text as two halves side by side.
+   */
+  static final int SPLIT = 2 * CHUNK;
+
+  /**
+   * {@link #plainAndCollapsing} for a long text: each automaton reads the text's two halves
+   * side by side, four independent chains of table look-ups in one loop where there were two,
+   * so that the processor overlaps twice as many (each step waits for the one before it in its
+   * chain). The second half's automata start from the root far enough before the middle to be
+   * in the very state a scan from the start is in there: an automaton's state is the longest
+   * suffix of what it was fed that is a prefix of a literal, so it depends only on the last
+   * {@code maxLength} characters fed (see {@link #syncStart}). Each match is reported by the
+   * half its end falls in; the second half's are collected after the first half's, so that
+   * each list stays in order of match end.
+   */
+  private static void plainAndCollapsingInHalves(LiteralMatcher a, Matches outA,
+      LiteralMatcher b, Matches outB, char[] text, int length, Buffers buf) {
+    final int[] da = a.delta;
+    final int[] db = b.delta;
+    final char[] classes = a.pairClasses(b);
+    final int[] pendingA = buf.pendingA;
+    final int[] pendingB = buf.pendingB;
+    final int mid = length >>> 1;
+    int sa2 = 0;
+    for (int i = a.syncStart(text, mid); i < mid; i++) {
+      int t = da[sa2 + (classes[text[i]] & 0xFF)];
+      sa2 = t < 0 ? ~t : t;
+    }
+    int sb2 = 0;
+    for (int i = b.syncStart(text, mid); i < mid; i++) {
+      int t = db[sb2 + (classes[text[i]] >>> 8)];
+      sb2 = t < 0 ? ~t : t;
+    }
+    final Backtrack starts = new Backtrack();
+    int[] laterA = buf.laterA(2 * CHUNK);
+    int[] laterB = buf.laterB(2 * CHUNK);
+    int nla = 0;
+    int nlb = 0;
+    int sa = 0;
+    int sb = 0;
+    for (int from = 0; from < mid; from += CHUNK) {
+      int to = Math.min(mid, from + CHUNK);
+      laterA = buf.laterA(nla + 2 * CHUNK);
+      laterB = buf.laterB(nlb + 2 * CHUNK);
+      int na = 0;
+      int nb = 0;
+      for (int i = from; i < to; i++) {
+        int j = i + mid;
+        int both = classes[text[i]];
+        int both2 = classes[text[j]];
+        int ta = da[sa + (both & 0xFF)];
+        int ta2 = da[sa2 + (both2 & 0xFF)];
+        int tb = db[sb + (both >>> 8)];
+        int tb2 = db[sb2 + (both2 >>> 8)];
+        if (ta < 0) {
+          ta = ~ta;
+          pendingA[na] = ta;
+          pendingA[na + 1] = i + 1;
+          na += 2;
+        }
+        if (ta2 < 0) {
+          ta2 = ~ta2;
+          laterA[nla] = ta2;
+          laterA[nla + 1] = j + 1;
+          nla += 2;
+        }
+        if (tb < 0) {
+          tb = ~tb;
+          pendingB[nb] = tb;
+          pendingB[nb + 1] = i + 1;
+          nb += 2;
+        }
+        if (tb2 < 0) {
+          tb2 = ~tb2;
+          laterB[nlb] = tb2;
+          laterB[nlb + 1] = j + 1;
+          nlb += 2;
+        }
+        sa = ta;
+        sa2 = ta2;
+        sb = tb;
+        sb2 = tb2;
+      }
+      for (int k = 0; k < na; k += 2) {
+        a.collect(text, length, pendingA[k] / a.alphabet, pendingA[k + 1], null, 0, 0, outA);
+      }
+      for (int k = 0; k < nb; k += 2) {
+        b.collectBacktracking(text, length, pendingB[k] / b.alphabet, pendingB[k + 1], starts,
+            outB);
+      }
+    }
+    // An odd length leaves the second half one character longer.
+    for (int j = 2 * mid; j < length; j++) {
+      laterA = buf.laterA(nla + 2);
+      laterB = buf.laterB(nlb + 2);
+      int both2 = classes[text[j]];
+      int ta2 = da[sa2 + (both2 & 0xFF)];
+      if (ta2 < 0) {
+        ta2 = ~ta2;
+        laterA[nla++] = ta2;
+        laterA[nla++] = j + 1;
+      }
+      sa2 = ta2;
+      int tb2 = db[sb2 + (both2 >>> 8)];
+      if (tb2 < 0) {
+        tb2 = ~tb2;
+        laterB[nlb++] = tb2;
+        laterB[nlb++] = j + 1;
+      }
+      sb2 = tb2;
+    }
+    for (int k = 0; k < nla; k += 2) {
+      a.collect(text, length, laterA[k] / a.alphabet, laterA[k + 1], null, 0, 0, outA);
+    }
+    for (int k = 0; k < nlb; k += 2) {
+      b.collectBacktracking(text, length, laterB[k] / b.alphabet, laterB[k + 1], starts, outB);
+    }
+    buf.trimLater();
+  }
+
+  /**
+   * Where an automaton stepped on every character from the root must start so that at {@code
+   * p} it is in the state a scan from the text's start is in: {@code maxLength + 1} characters
+   * fed before {@code p}, counting a run of whitespace once when this matcher collapses it (the
+   * one more covers a start inside such a run, whose first character the full scan fed earlier).
+   */
+  private int syncStart(char[] text, int p) {
+    int need = maxLength + 1;
+    int q = p;
+    while (q > 0 && need > 0) {
+      q--;
+      if (!(collapseWhitespace && q > 0 && collapsedSpace(text[q])
+          && collapsedSpace(text[q - 1]))) {
+        need--;
+      }
+    }
+    return q;
   }
 
   /**
@@ -748,8 +912,37 @@ public final class LiteralMatcher {
   static final class Buffers {
     final int[] pendingA = new int[3 * CHUNK];
     final int[] pendingB = new int[3 * CHUNK];
+    /** What a scan in halves noted in the second half, collected after the first. */
+    private int[] laterA = new int[2 * CHUNK];
+    private int[] laterB = new int[2 * CHUNK];
     private int[] ringA = new int[0];
     private int[] ringB = new int[0];
+
+    int[] laterA(int size) {
+      if (laterA.length < size) {
+        laterA = Arrays.copyOf(laterA, Math.max(size, laterA.length * 2));
+      }
+      return laterA;
+    }
+
+    int[] laterB(int size) {
+      if (laterB.length < size) {
+        laterB = Arrays.copyOf(laterB, Math.max(size, laterB.length * 2));
+      }
+      return laterB;
+    }
+
+    /** Drops second-half arrays that a text with many matches grew. */
+    void trimLater() {
+      if (laterA.length > KEEP_LATER) {
+        laterA = new int[2 * CHUNK];
+      }
+      if (laterB.length > KEEP_LATER) {
+        laterB = new int[2 * CHUNK];
+      }
+    }
+
+    private static final int KEEP_LATER = 16 * CHUNK;
 
     int[] ringA(int size) {
       if (ringA.length != size) {

@@ -148,6 +148,66 @@ class LiteralMatcherTest {
     assertThat(listed(collapsing, second)).containsExactlyElementsOf(matches(collapsing, text));
   }
 
+  @Test
+  void aLongTextReadInHalvesReportsWhatOneScanReportsWhereverItsMiddleFalls() {
+    // From LiteralMatcher.SPLIT characters on, a plain and a collapsing matcher read the two
+    // halves side by side, the second half's automata started from the root shortly before the
+    // middle: matches and runs of whitespace across the middle, literals as long as the lead-in
+    // before it, and every length around the split.
+    Random random = new Random(11);
+    String alphabet = "abAB _-\t\n  <|xyz9\u00A0\u2003";
+    for (int round = 0; round < 600; round++) {
+      LiteralMatcher.Builder pb = LiteralMatcher.builder().caseInsensitive(random.nextBoolean())
+          .wholeWords(random.nextBoolean());
+      LiteralMatcher.Builder cb = LiteralMatcher.builder().caseInsensitive(random.nextBoolean())
+          .collapseWhitespace(true).wholeWords(random.nextBoolean());
+      List<String> literals = new ArrayList<>();
+      for (int i = 0; i < 1 + random.nextInt(30); i++) {
+        String literal = randomText(random, alphabet, 1 + random.nextInt(round % 5 == 0 ? 40 : 8))
+            .strip();
+        if (!literal.isEmpty()) {
+          literals.add(literal);
+          pb.add(literal);
+          cb.add(literal);
+        }
+      }
+      LiteralMatcher plain = pb.build();
+      LiteralMatcher collapsing = cb.build();
+      int length = LiteralMatcher.SPLIT - 3 + random.nextInt(round % 3 == 0 ? 4000 : 40);
+      StringBuilder sb = new StringBuilder();
+      while (sb.length() < length) {
+        int pick = random.nextInt(4);
+        if (pick == 0 && !literals.isEmpty()) {
+          sb.append(literals.get(random.nextInt(literals.size())));
+        } else if (pick == 1) {
+          sb.append(" ".repeat(1 + random.nextInt(random.nextInt(4) == 0 ? 120 : 3)));
+        } else {
+          sb.append(randomText(random, alphabet, 1 + random.nextInt(6)));
+        }
+      }
+      // Put a literal, spaced out with long whitespace, right across the middle.
+      if (!literals.isEmpty()) {
+        String across = String.join("   \t ", literals.get(0).split(" "));
+        int at = Math.max(0, length / 2 - across.length() / 2);
+        sb.replace(at, Math.min(sb.length(), at + across.length()), across);
+      }
+      String text = sb.substring(0, length);
+      char[] chars = text.toCharArray();
+      LiteralMatcher.Matches first = new LiteralMatcher.Matches();
+      LiteralMatcher.Matches second = new LiteralMatcher.Matches();
+      LiteralMatcher.findAll(plain, first, collapsing, second, chars, chars.length);
+      assertThat(listed(plain, first)).as("round %d plain", round)
+          .containsExactlyElementsOf(matches(plain, text));
+      assertThat(listed(collapsing, second)).as("round %d collapsing", round)
+          .containsExactlyElementsOf(matches(collapsing, text));
+      LiteralMatcher.findAll(collapsing, second, plain, first, chars, chars.length);
+      assertThat(listed(plain, first)).as("round %d plain, second", round)
+          .containsExactlyElementsOf(matches(plain, text));
+      assertThat(listed(collapsing, second)).as("round %d collapsing, first", round)
+          .containsExactlyElementsOf(matches(collapsing, text));
+    }
+  }
+
   private static LiteralMatcher randomMatcher(Random random, String alphabet) {
     LiteralMatcher.Builder b = LiteralMatcher.builder().caseInsensitive(random.nextBoolean())
         .collapseWhitespace(random.nextBoolean()).wholeWords(random.nextBoolean());

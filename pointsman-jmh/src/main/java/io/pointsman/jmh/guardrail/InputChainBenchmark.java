@@ -47,7 +47,6 @@ public class InputChainBenchmark {
       Grant.all(), Grant.all(), Grant.all());
   private final InputGuardrailChain chain = InputGuardrailChain.ofDefaults();
   private final MessageBoundsGuardrail bounds = MessageBoundsGuardrail.ofDefaults();
-  /** The default chain as it was at commit 7c13d19: the same rules, the pre-change code. */
   private ChatRequest request;
 
   /** Builds the request once per trial. */
