@@ -18,7 +18,10 @@ import org.openjdk.jmh.annotations.State;
  * One hit verification, the step a semantic lookup runs on the request thread for each of up
  * to five candidates at or above the threshold: the default {@link AlignmentVerifier} against
  * the earlier {@link LexicalVerifier}, on a short paraphrase and on a 4 KiB prompt that differs
- * in its last sentence.
+ * in its last sentence. {@code fiveCandidates} and {@code fiveCandidatesBound} compare one
+ * query with five cached texts as a lookup with five candidates does, calling {@link
+ * HitVerifier#verify} for each, and through one {@link HitVerifier#bind} of the query (what
+ * {@code SemanticCache} does), which prepares the query once.
  *
  * <pre>
  * mvn -B -q -pl pointsman-jmh -am package -DskipTests
@@ -39,6 +42,7 @@ public class HitVerifierBenchmark {
   private HitVerifier rules;
   private String query;
   private String cached;
+  private String[] candidates;
 
   @Setup
   public void setup() {
@@ -47,6 +51,9 @@ public class HitVerifierBenchmark {
     if (size.equals("short")) {
       query = "Hi! Could you tell me how to reverse a list in Python? Thanks!";
       cached = "How do I reverse a list in Python?";
+      candidates = new String[] {cached, "How do I sort a list in Python?",
+          "How do I reverse a string in Python?", "How do I reverse a list in Java?",
+          "How do I reverse a linked list in Python?"};
     } else {
       StringBuilder context = new StringBuilder();
       int i = 0;
@@ -56,11 +63,45 @@ public class HitVerifierBenchmark {
       }
       query = context + "How do we cut the cost of logging?";
       cached = context + "How do we cut the cost of tracing?";
+      candidates = new String[5];
+      String[] last = {"tracing?", "metrics?", "storage?", "alerting?", "backups?"};
+      for (int k = 0; k < 5; k++) {
+        candidates[k] = context + "How do we cut the cost of " + last[k];
+      }
     }
   }
 
   @Benchmark
   public Verdict verify() {
     return rules.verify(query, cached);
+  }
+
+  /**
+   * Compares the query with five candidates, one verify call each.
+   *
+   * @return the last verdict
+   */
+  @Benchmark
+  public Verdict fiveCandidates() {
+    Verdict v = null;
+    for (String c : candidates) {
+      v = rules.verify(query, c);
+    }
+    return v;
+  }
+
+  /**
+   * Compares the query with five candidates through one binding of the query.
+   *
+   * @return the last verdict
+   */
+  @Benchmark
+  public Verdict fiveCandidatesBound() {
+    HitVerifier.Query bound = rules.bind(query);
+    Verdict v = null;
+    for (String c : candidates) {
+      v = bound.verify(c);
+    }
+    return v;
   }
 }

@@ -8,7 +8,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -110,12 +109,6 @@ public final class AlignmentVerifier implements HitVerifier {
 
   private static final Map<String, String> CANONICAL = canonical();
 
-  private static final Pattern TOKEN = Pattern.compile(
-      "`[^`]{0,500}`"
-          + "|\\d+(?:[.,:/]\\d+)*(?:[\\p{L}_][\\p{L}\\p{N}_]*)?"
-          + "|[\\p{L}\\p{M}_][\\p{L}\\p{M}\\p{N}_]*(?:'[\\p{L}]+)*"
-          + "|==|!=|<=|>=|&&|\\|\\||->|=>|::|\\+\\+|--|\\*\\*|<<|>>"
-          + "|\\S");
   private static final Pattern GROUPED = Pattern.compile("\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?");
 
   /** Punctuation that closes a phrase; dropped, but remembered as a boundary. */
@@ -181,9 +174,36 @@ public final class AlignmentVerifier implements HitVerifier {
     return byRules(query, cached);
   }
 
+  /**
+   * Returns this verifier bound to a query: the query is normalized once, when the first
+   * candidate that is not the same text is compared, and reused for the others.
+   */
+  @Override
+  public Query bind(String query) {
+    Objects.requireNonNull(query, "query");
+    return new Query() {
+      private List<Token> normalized;
+
+      @Override
+      public Verdict verify(String cached) {
+        Objects.requireNonNull(cached, "cached");
+        if (query.equals(cached)) {
+          return Verdict.AGREE;
+        }
+        if (normalized == null) {
+          normalized = normalize(query);
+        }
+        return byRules(query, normalized, cached);
+      }
+    };
+  }
+
   /** The rules alone, without the shortcut for equal texts: tests pin that they accept it. */
   Verdict byRules(String query, String cached) {
-    List<Token> a = normalize(query);
+    return byRules(query, normalize(query), cached);
+  }
+
+  private static Verdict byRules(String query, List<Token> a, String cached) {
     List<Token> b = normalize(cached);
     if (a.isEmpty() || b.isEmpty()) {
       // "Hello" and "Thanks" both normalize to nothing, and do not share an answer: texts
@@ -431,13 +451,14 @@ public final class AlignmentVerifier implements HitVerifier {
         .replace('’', '\'').replace('‘', '\'').replace('ʼ', '\'')
         .replace('“', '"').replace('”', '"').replace('„', '"')
         .replace('−', '-').replace('–', '-');
-    boolean code = s.indexOf('`') >= 0 || s.matches("(?s).*[{};=()\\[\\]<>].*");
+    boolean code = s.indexOf('`') >= 0 || hasCodeCharacter(s);
     List<Token> tokens = new ArrayList<>();
-    Matcher m = TOKEN.matcher(s);
     boolean boundary = true;
     boolean quoted = false;
-    while (m.find()) {
-      String raw = m.group();
+    for (int at = skipSpace(s, 0); at < s.length(); at = skipSpace(s, at)) {
+      int end = tokenEnd(s, at);
+      String raw = s.substring(at, end);
+      at = end;
       boolean literal = quoted;
       quoted = false;
       if (BOUNDARY.contains(raw)) {
@@ -475,6 +496,144 @@ public final class AlignmentVerifier implements HitVerifier {
       boundary = false;
     }
     return dropFiller(tokens, code, !hasLowercase(s));
+  }
+
+  /** Whether a text has one of the characters that mark code: {@code { } ; = ( ) [ ] < >}. */
+  private static boolean hasCodeCharacter(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      switch (s.charAt(i)) {
+        case '{', '}', ';', '=', '(', ')', '[', ']', '<', '>' -> {
+          return true;
+        }
+        default -> { }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The first index at or after {@code i} that is not whitespace in the regular-expression
+   * sense ({@code [ \t\n\x0B\f\r]}: other spaces, such as U+00A0, are tokens).
+   */
+  private static int skipSpace(String s, int i) {
+    while (i < s.length()) {
+      char c = s.charAt(i);
+      if (c != ' ' && (c < '\t' || c > '\r')) {
+        break;
+      }
+      i++;
+    }
+    return i;
+  }
+
+  /**
+   * Where the token that starts at {@code at} (not whitespace) ends. The tokens, tried in this
+   * order: a backtick, at most 500 characters other than a backtick and a closing backtick;
+   * ASCII digits, groups of one of {@code . , : /} and more digits, then a word that starts
+   * with a letter or {@code _}; a word (a letter, mark or {@code _}, then letters, marks,
+   * numbers and {@code _}, then any number of an apostrophe and letters); one of the operators
+   * {@code == != <= >= && || -> => :: ++ -- ** << >>}; else the one code point. Letters, marks
+   * and numbers are Unicode's (categories L, M and N), read by code point.
+   */
+  static int tokenEnd(String s, int at) {
+    int n = s.length();
+    char c = s.charAt(at);
+    if (c == '`') {
+      int i = at + 1;
+      for (int count = 0; i < n && count <= 500; count++) {
+        if (s.charAt(i) == '`') {
+          return i + 1;
+        }
+        i += Character.charCount(s.codePointAt(i));
+      }
+      return at + 1;
+    }
+    if (c >= '0' && c <= '9') {
+      int i = digits(s, at);
+      while (i + 1 < n && isSeparator(s.charAt(i)) && isAsciiDigit(s.charAt(i + 1))) {
+        i = digits(s, i + 1);
+      }
+      if (i < n) {
+        int cp = s.codePointAt(i);
+        if (Character.isLetter(cp) || cp == '_') {
+          i += Character.charCount(cp);
+          while (i < n) {
+            cp = s.codePointAt(i);
+            if (!(Character.isLetter(cp) || isNumber(cp) || cp == '_')) {
+              break;
+            }
+            i += Character.charCount(cp);
+          }
+        }
+      }
+      return i;
+    }
+    int cp = s.codePointAt(at);
+    if (Character.isLetter(cp) || isMark(cp) || cp == '_') {
+      int i = at + Character.charCount(cp);
+      while (i < n) {
+        cp = s.codePointAt(i);
+        if (!(Character.isLetter(cp) || isMark(cp) || isNumber(cp) || cp == '_')) {
+          break;
+        }
+        i += Character.charCount(cp);
+      }
+      // Then apostrophe and letters, as often as they come.
+      while (i + 1 < n && s.charAt(i) == '\'' && Character.isLetter(s.codePointAt(i + 1))) {
+        i++;
+        while (i < n && Character.isLetter(cp = s.codePointAt(i))) {
+          i += Character.charCount(cp);
+        }
+      }
+      return i;
+    }
+    if (at + 1 < n && isOperator(c, s.charAt(at + 1))) {
+      return at + 2;
+    }
+    return at + Character.charCount(cp);
+  }
+
+  private static int digits(String s, int i) {
+    while (i < s.length() && isAsciiDigit(s.charAt(i))) {
+      i++;
+    }
+    return i;
+  }
+
+  private static boolean isAsciiDigit(char c) {
+    return c >= '0' && c <= '9';
+  }
+
+  private static boolean isSeparator(char c) {
+    return c == '.' || c == ',' || c == ':' || c == '/';
+  }
+
+  private static boolean isMark(int cp) {
+    int type = Character.getType(cp);
+    return type == Character.NON_SPACING_MARK || type == Character.ENCLOSING_MARK
+        || type == Character.COMBINING_SPACING_MARK;
+  }
+
+  private static boolean isNumber(int cp) {
+    int type = Character.getType(cp);
+    return type == Character.DECIMAL_DIGIT_NUMBER || type == Character.LETTER_NUMBER
+        || type == Character.OTHER_NUMBER;
+  }
+
+  private static boolean isOperator(char a, char b) {
+    return switch (a) {
+      case '=' -> b == '=' || b == '>';
+      case '!' -> b == '=';
+      case '<' -> b == '=' || b == '<';
+      case '>' -> b == '=' || b == '>';
+      case '&' -> b == '&';
+      case '|' -> b == '|';
+      case '-' -> b == '>' || b == '-';
+      case ':' -> b == ':';
+      case '+' -> b == '+';
+      case '*' -> b == '*';
+      default -> false;
+    };
   }
 
   private static List<String> expand(String lower) {

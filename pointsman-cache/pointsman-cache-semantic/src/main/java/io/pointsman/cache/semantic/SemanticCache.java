@@ -268,6 +268,7 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
     Instant now = clock.now();
     double best = Double.NaN;
     SemanticLookup refused = null;
+    HitVerifier.Query bound = null;
     for (VectorIndex.Neighbor n : neighbors) {
       Entry entry = scope.entries.get(n.id());
       if (entry == null || !now.isBefore(entry.expiresAt())) {
@@ -279,7 +280,10 @@ public final class SemanticCache implements ResponseCache, AutoCloseable {
       if (n.similarity() < threshold) {
         break;
       }
-      Verdict verdict = verifier.verify(text, entry.text());
+      if (bound == null) {
+        bound = verifier.bind(text);
+      }
+      Verdict verdict = bound.verify(entry.text());
       if (verdict.agrees()) {
         counters.increment(Counter.SEMANTIC_HITS);
         return new SemanticLookup(new CacheLookup(new CacheStatus(CacheOutcome.HIT, LAYER,

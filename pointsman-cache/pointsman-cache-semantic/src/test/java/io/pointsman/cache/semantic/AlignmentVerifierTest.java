@@ -62,6 +62,35 @@ class AlignmentVerifierTest {
     }
   }
 
+  @Test
+  void aVerifierBoundToAQueryGivesEveryCandidateTheVerdictVerifyGives() throws IOException {
+    // One binding per query, compared in turn with every cached text of the corpora (and with
+    // the query itself): the verdict, reason included, is the one verify gives.
+    List<SemanticPairCorpusTest.Pair> pairs = new ArrayList<>();
+    for (String split : List.of(SemanticCorpusGenerator.TUNING,
+        SemanticCorpusGenerator.HELDOUT)) {
+      pairs.addAll(SemanticPairCorpusTest.load(split));
+    }
+    int compared = 0;
+    for (int q = 0; q < pairs.size(); q += 7) {
+      String query = pairs.get(q).query();
+      HitVerifier.Query bound = verifier.bind(query);
+      assertThat(bound.verify(query)).isEqualTo(Verdict.AGREE);
+      for (int c = q % 5; c < pairs.size(); c += 5) {
+        String cached = pairs.get(c).cached();
+        assertThat(bound.verify(cached)).as("%s | %s", query, cached)
+            .isEqualTo(verifier.verify(query, cached));
+        compared++;
+      }
+    }
+    assertThat(compared).isGreaterThan(10_000);
+    // The default binding of a verifier that does not prepare anything calls verify as it is.
+    HitVerifier lexical = LexicalVerifier.standard();
+    SemanticPairCorpusTest.Pair p = pairs.get(0);
+    assertThat(lexical.bind(p.query()).verify(p.cached()))
+        .isEqualTo(lexical.verify(p.query(), p.cached()));
+  }
+
   private static final String[] PIECES = {"what", "is", "the", "a", "new", "to", "from", "not",
       "don't", "can't", "I'm", "it's", "John's", "cats", "chase", "mice", "before", "after",
       "and", "or", "by", "about", "for", "her", "me", "in", "Python", "MBps", "Mbps", "MB", "Mb",

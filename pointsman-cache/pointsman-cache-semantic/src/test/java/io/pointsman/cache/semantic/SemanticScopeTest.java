@@ -180,4 +180,42 @@ class SemanticScopeTest {
           .status().outcome()).isEqualTo(CacheOutcome.HIT);
     }
   }
+
+  @Test
+  void aLookupBindsTheVerifierToItsQueryOnceForAllItsCandidates() throws Exception {
+    // Three stored paraphrases within the threshold, all refused: the lookup compares its
+    // query with each, through one binding, so that a verifier prepares the query once.
+    java.util.concurrent.atomic.AtomicInteger binds = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger compared = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger unbound = new java.util.concurrent.atomic.AtomicInteger();
+    HitVerifier counting = new HitVerifier() {
+      @Override
+      public Verdict verify(String query, String cached) {
+        unbound.incrementAndGet();
+        return Verdict.disagree("never");
+      }
+
+      @Override
+      public Query bind(String query) {
+        binds.incrementAndGet();
+        return cached -> {
+          compared.incrementAndGet();
+          return Verdict.disagree("never");
+        };
+      }
+    };
+    try (SemanticCache cache = SemanticCache.builder(SharedEmbedder.get())
+        .lookupDeadline(SharedEmbedder.PATIENT).verifier(counting).threshold(0.5).build()) {
+      for (String q : List.of("How do I boil an egg?", "How do I boil eggs?",
+          "How should I boil an egg?")) {
+        cache.store(Queries.query("acme", "t1", q), ANSWER);
+      }
+      assertThat(cache.awaitStores(Duration.ofSeconds(30))).isTrue();
+      assertThat(cache.search(Queries.query("acme", "t1", "How can I boil an egg?")).lookup()
+          .status().outcome()).isNotEqualTo(CacheOutcome.HIT);
+    }
+    assertThat(binds.get()).isOne();
+    assertThat(compared.get()).isEqualTo(3);
+    assertThat(unbound.get()).isZero();
+  }
 }
