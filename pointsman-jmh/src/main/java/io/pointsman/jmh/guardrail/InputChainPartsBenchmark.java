@@ -25,7 +25,10 @@ import org.openjdk.jmh.annotations.State;
  * its own (message bounds included, as in every chain), on the clean payload of
  * {@link InputChainBenchmark}. Together with {@code InputChainBenchmark.boundsOnly} the arms
  * attribute {@code InputChainBenchmark.defaultChain}; the sum over-counts the shared pass
- * over the text, which the full chain makes once for all its built-in detectors.
+ * over the text, which the full chain makes once for all its built-in detectors. Two arms put
+ * the phrase detector before the classifier, with the default phrases (7,243 of them, a 7.4 MB
+ * automaton) and with two phrases only, so that what the phrase table's size costs the chain
+ * shows beside the phrase scan alone with two phrases.
  *
  * <pre>
  * java -jar pointsman-jmh/target/benchmarks.jar InputChainPartsBenchmark -p bytes=4096
@@ -48,6 +51,16 @@ public class InputChainPartsBenchmark {
       .rule(SecretDetector.ofDefaults(), GuardrailAction.REDACT)
       .rule(PromptInjectionDetector.ofDefaults(), GuardrailAction.BLOCK).build();
   private final InputGuardrailChain classifier = InputGuardrailChain.builder()
+      .rule(PromptInjectionClassifier.ofDefaults(), GuardrailAction.BLOCK).build();
+  private final InputGuardrailChain phrasesAndClassifier = InputGuardrailChain.builder()
+      .rule(PromptInjectionDetector.ofDefaults(), GuardrailAction.BLOCK)
+      .rule(PromptInjectionClassifier.ofDefaults(), GuardrailAction.BLOCK).build();
+  private final PromptInjectionDetector twoPhrases = PromptInjectionDetector.builder()
+      .signal("override", 1.0, "ignore previous instructions", "you are now").build();
+  private final InputGuardrailChain fewPhrases = InputGuardrailChain.builder()
+      .rule(twoPhrases, GuardrailAction.BLOCK).build();
+  private final InputGuardrailChain fewPhrasesAndClassifier = InputGuardrailChain.builder()
+      .rule(twoPhrases, GuardrailAction.BLOCK)
       .rule(PromptInjectionClassifier.ofDefaults(), GuardrailAction.BLOCK).build();
   private ChatRequest request;
 
@@ -88,6 +101,36 @@ public class InputChainPartsBenchmark {
   @Benchmark
   public ChatRequest secretsAndPhrases() {
     return literals.check(identity, request);
+  }
+
+  /**
+   * Runs a phrase detector of two phrases alone.
+   *
+   * @return the checked request
+   */
+  @Benchmark
+  public ChatRequest twoPhrasesOnly() {
+    return fewPhrases.check(identity, request);
+  }
+
+  /**
+   * Runs the default phrase detector, then the classifier.
+   *
+   * @return the checked request
+   */
+  @Benchmark
+  public ChatRequest phrasesThenClassifier() {
+    return phrasesAndClassifier.check(identity, request);
+  }
+
+  /**
+   * Runs a phrase detector of two phrases, then the classifier.
+   *
+   * @return the checked request
+   */
+  @Benchmark
+  public ChatRequest twoPhrasesThenClassifier() {
+    return fewPhrasesAndClassifier.check(identity, request);
   }
 
   /**
