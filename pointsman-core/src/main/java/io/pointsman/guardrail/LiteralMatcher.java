@@ -216,29 +216,9 @@ public final class LiteralMatcher {
         }
       }
     }
-    // Renumber the states in breadth-first order (the queue's), so that the shallow states,
-    // where a scan of ordinary text spends most of its steps, share a few cache lines of the
-    // table instead of being spread over all of it. The root stays 0.
-    int[] rank = new int[count];
-    for (int i = 0; i < tail; i++) {
-      rank[queue[i]] = i + 1;
-    }
-    int[] ordered = new int[count * alphabet];
-    int[] outOrdered = new int[count];
-    int[] linkOrdered = new int[count];
-    for (int st = 0; st < count; st++) {
-      int row = rank[st] * alphabet;
-      for (int k = 0; k < alphabet; k++) {
-        int v = dense[st * alphabet + k];
-        int target = rank[(v < 0 ? ~v : v) / alphabet] * alphabet;
-        ordered[row + k] = v < 0 ? ~target : target;
-      }
-      outOrdered[rank[st]] = out[st];
-      linkOrdered[rank[st]] = link[st] < 0 ? -1 : rank[link[st]];
-    }
-    this.delta = ordered;
-    this.outLiteral = outOrdered;
-    this.outLink = linkOrdered;
+    this.delta = dense;
+    this.outLiteral = Arrays.copyOf(out, count);
+    this.outLink = link;
   }
 
   /**
@@ -641,8 +621,9 @@ public final class LiteralMatcher {
       sb2 = t < 0 ? ~t : t;
     }
     final Backtrack starts = new Backtrack();
-    int[] laterA = buf.laterA(2 * CHUNK);
-    int[] laterB = buf.laterB(2 * CHUNK);
+    // Reassigned before each chunk, which may have grown them; mid is at least one chunk.
+    int[] laterA = null;
+    int[] laterB = null;
     int nla = 0;
     int nlb = 0;
     int sa = 0;
@@ -699,7 +680,8 @@ public final class LiteralMatcher {
       }
     }
     // An odd length leaves the second half one character longer.
-    for (int j = 2 * mid; j < length; j++) {
+    if (length > 2 * mid) {
+      int j = length - 1;
       laterA = buf.laterA(nla + 2);
       laterB = buf.laterB(nlb + 2);
       int both2 = classes[text[j]];
@@ -709,14 +691,12 @@ public final class LiteralMatcher {
         laterA[nla++] = ta2;
         laterA[nla++] = j + 1;
       }
-      sa2 = ta2;
       int tb2 = db[sb2 + (both2 >>> 8)];
       if (tb2 < 0) {
         tb2 = ~tb2;
         laterB[nlb++] = tb2;
         laterB[nlb++] = j + 1;
       }
-      sb2 = tb2;
     }
     for (int k = 0; k < nla; k += 2) {
       a.collect(text, length, laterA[k] / a.alphabet, laterA[k + 1], null, 0, 0, outA);
@@ -918,18 +898,18 @@ public final class LiteralMatcher {
     private int[] ringA = new int[0];
     private int[] ringB = new int[0];
 
+    /** The second-half array of matcher a, with room for {@code size} entries. */
     int[] laterA(int size) {
-      if (laterA.length < size) {
-        laterA = Arrays.copyOf(laterA, Math.max(size, laterA.length * 2));
-      }
-      return laterA;
+      return laterA = room(laterA, size);
     }
 
+    /** The second-half array of matcher b, with room for {@code size} entries. */
     int[] laterB(int size) {
-      if (laterB.length < size) {
-        laterB = Arrays.copyOf(laterB, Math.max(size, laterB.length * 2));
-      }
-      return laterB;
+      return laterB = room(laterB, size);
+    }
+
+    private static int[] room(int[] array, int size) {
+      return array.length >= size ? array : Arrays.copyOf(array, Math.max(size, array.length * 2));
     }
 
     /** Drops second-half arrays that a text with many matches grew. */

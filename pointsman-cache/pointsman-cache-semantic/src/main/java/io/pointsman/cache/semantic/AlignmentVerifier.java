@@ -166,12 +166,7 @@ public final class AlignmentVerifier implements HitVerifier {
 
   @Override
   public Verdict verify(String query, String cached) {
-    Objects.requireNonNull(query, "query");
-    Objects.requireNonNull(cached, "cached");
-    if (query.equals(cached)) {
-      return Verdict.AGREE;
-    }
-    return byRules(query, cached);
+    return bind(query).verify(cached);
   }
 
   /**
@@ -548,7 +543,7 @@ public final class AlignmentVerifier implements HitVerifier {
       }
       return at + 1;
     }
-    if (c >= '0' && c <= '9') {
+    if (isAsciiDigit(c)) {
       int i = digits(s, at);
       while (i + 1 < n && isSeparator(s.charAt(i)) && isAsciiDigit(s.charAt(i + 1))) {
         i = digits(s, i + 1);
