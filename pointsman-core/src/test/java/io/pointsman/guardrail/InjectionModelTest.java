@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Pins the prompt-injection classifier to its committed data: the corpora are what the
- * generator writes, the model resource is what the trainer derives from the tuning part (byte
- * for byte), and on the held-out parts ({@code heldout}, {@code fresh}, {@code third}) — never
+ * generator writes, the model resource is what the trainer derives from the tuning part and the
+ * external tuning part (byte for byte), and on the held-out parts ({@code heldout}, {@code
+ * fresh}, {@code third}, {@code fourth}, {@code external/heldout}, {@code external/gpts}) — never
  * used for training or thresholds — the default chain's injection rules stay at or above the
  * floors below. The goal (recall 0.90 with at most 2% of benign texts blocked) is not met; the
  * floors pin today's figures so that a regression fails the build, and {@code
@@ -75,13 +76,15 @@ class InjectionModelTest {
   @Test
   void committedModelIsWhatTheTrainerDerivesFromTheTuningPart() throws IOException {
     byte[] tuning = resource("/guardrail/injection/tuning.tsv");
-    String model = InjectionTrainer.train(tuning);
+    byte[] external = resource("/guardrail/injection/external/tuning.tsv");
+    String model = InjectionTrainer.train(tuning, external);
     if (Boolean.getBoolean("guardrail.writeQuality")) {
       Files.writeString(MODEL, model, StandardCharsets.UTF_8);
     }
     String committed = new String(resource(PromptInjectionClassifier.RESOURCE),
         StandardCharsets.UTF_8);
     assertThat(committed).contains("corpus-sha256 " + InjectionTrainer.sha256(tuning) + "\n");
+    assertThat(committed).contains("external-sha256 " + InjectionTrainer.sha256(external) + "\n");
     assertThat(committed).as("model resource (retrain with -Dguardrail.writeQuality=true)")
         .isEqualTo(model);
   }
@@ -166,20 +169,31 @@ class InjectionModelTest {
     Map<String, Tally> fresh = measure(defaultChainRules(c), part("fresh"));
     Map<String, Tally> third = measure(defaultChainRules(c), part("third"));
     Map<String, Tally> fourth = measure(defaultChainRules(c), part("fourth"));
+    Map<String, Tally> external = measure(defaultChainRules(c), part("external/heldout"));
+    Map<String, Tally> gpts = measure(defaultChainRules(c), part("external/gpts"));
     String report = "part,class.family,texts,blocked,blocked_share,flagged_or_blocked,"
         + "flagged_or_blocked_share\n" + csv("heldout", heldOut) + csv("tuning", tuning)
         + csv("heldout-classifier-only", classifierOnly) + csv("fresh", fresh)
         + csv("fresh-classifier-only", measure(c, part("fresh"))) + csv("third", third)
         + csv("third-classifier-only", measure(c, part("third")))
-        + csv("fourth", fourth) + csv("fourth-classifier-only", measure(c, part("fourth")));
+        + csv("fourth", fourth) + csv("fourth-classifier-only", measure(c, part("fourth")))
+        + csv("external-heldout", external)
+        + csv("external-heldout-classifier-only", measure(c, part("external/heldout")))
+        + csv("external-gpts", gpts);
     if (Boolean.getBoolean("guardrail.writeQuality")) {
       Files.writeString(QUALITY, report, StandardCharsets.UTF_8);
     }
     System.out.print(report);
-    floors("heldout", heldOut, 0.55, 0.018);
-    floors("fresh", fresh, 0.59, 0.01);
-    floors("third", third, 0.51, 0.004);
-    floors("fourth", fourth, 0.24, 0.022);
+    floors("heldout", heldOut, 0.54, 0.026);
+    floors("fresh", fresh, 0.61, 0.01);
+    floors("third", third, 0.45, 0.004);
+    floors("fourth", fourth, 0.21, 0.025);
+    floors("external heldout", external, 0.83, 0.004);
+    assertThat((double) external.get("benign.prompts").blocked
+        / external.get("benign.prompts").total).as("external held-out prompts blocked")
+        .isLessThanOrEqualTo(0.007);
+    assertThat((double) gpts.get("benign.all").blocked / gpts.get("benign.all").total)
+        .as("GPT instructions blocked").isLessThanOrEqualTo(0.27);
     assertThat(Files.readString(QUALITY, StandardCharsets.UTF_8))
         .as("committed injection-quality.csv (rewrite with -Dguardrail.writeQuality=true)")
         .isEqualTo(report);
@@ -197,7 +211,7 @@ class InjectionModelTest {
     PromptInjectionClassifier c = PromptInjectionClassifier.ofDefaults();
     StringBuilder sb = new StringBuilder("part,benign_share_at_or_above,threshold,attacks,"
         + "attacks_at_or_above,attack_share\n");
-    for (String name : List.of("heldout", "fresh", "third", "fourth")) {
+    for (String name : List.of("heldout", "fresh", "third", "fourth", "external/heldout")) {
       List<Double> benign = new ArrayList<>();
       List<Double> attacks = new ArrayList<>();
       for (CorpusGenerator.Sample s : part(name)) {

@@ -18,8 +18,10 @@ import java.util.Set;
 
 /**
  * Trains the model of {@link PromptInjectionClassifier} from the tuning part of the injection
- * corpus, deterministically: the same tuning file gives the same model file, byte for byte
- * ({@link InjectionModelTest} checks it against the committed resource).
+ * corpus and the external tuning part (texts written outside this project, {@code
+ * guardrail/injection/external/SOURCES.md}), deterministically: the same files give the same
+ * model file, byte for byte ({@link InjectionModelTest} checks it against the committed
+ * resource).
  *
  * <p>Logistic regression by stochastic gradient descent (fixed seed, {@value #EPOCHS} epochs,
  * learning rate {@value #RATE} decaying per epoch, L2 {@value #L2}, each feature dropped with
@@ -27,9 +29,9 @@ import java.util.Set;
  * classifier scores it: the best window of {@value PromptInjectionClassifier#WINDOW} tokens; the
  * gradient flows through that window's features. Thresholds come from a split of the tuning
  * part across its sources: a model fitted to the texts {@link TuningExtraCorpus} did not write
- * scores the ones it wrote; block at the score that fewer than {@value #BLOCK_FP} of those
- * benign texts reach, flag at the one fewer than {@value #FLAG_FP} reach, each at least its
- * floor.
+ * and to the external texts {@link #scoredInSplit} leaves out scores those it left out; block at
+ * the score that fewer than {@value #BLOCK_FP} of the benign texts scored reach, flag at the one
+ * fewer than {@value #FLAG_FP} reach, each at least its floor.
  * Weights are stored in thousandths; zero ones are left out. {@code StrictMath} keeps the run
  * identical across machines.
  *
@@ -37,6 +39,7 @@ import java.util.Set;
  * java -cp pointsman-core/target/test-classes:pointsman-core/target/classes \
  *     io.pointsman.guardrail.InjectionTrainer \
  *     pointsman-core/src/test/resources/guardrail/injection/tuning.tsv \
+ *     pointsman-core/src/test/resources/guardrail/injection/external/tuning.tsv \
  *     pointsman-core/src/main/resources/io/pointsman/guardrail/injection-model.txt
  * </pre>
  */
@@ -55,14 +58,15 @@ public final class InjectionTrainer {
   private InjectionTrainer() {}
 
   /**
-   * Trains from a tuning file and writes the model file.
+   * Trains from the tuning files and writes the model file.
    *
-   * @param args the tuning file and the model file to write
+   * @param args the tuning file, the external tuning file and the model file to write
    * @throws IOException if a file cannot be read or written
    */
   public static void main(String[] args) throws IOException {
     byte[] tuning = Files.readAllBytes(Path.of(args[0]));
-    Files.writeString(Path.of(args[1]), train(tuning), StandardCharsets.UTF_8);
+    byte[] external = Files.readAllBytes(Path.of(args[1]));
+    Files.writeString(Path.of(args[2]), train(tuning, external), StandardCharsets.UTF_8);
   }
 
   private record Example(boolean positive, int[] features) {}
@@ -112,10 +116,13 @@ public final class InjectionTrainer {
     return Arrays.copyOf(buf[0], n[0]);
   }
 
-  /** Trains and returns the model file's text. */
-  static String train(byte[] tuningFile) {
-    List<CorpusGenerator.Sample> samples =
-        CorpusGenerator.parse(new String(tuningFile, StandardCharsets.UTF_8));
+  /** Trains on the tuning and external tuning files and returns the model file's text. */
+  static String train(byte[] tuningFile, byte[] externalFile) {
+    List<CorpusGenerator.Sample> samples = new ArrayList<>(
+        CorpusGenerator.parse(new String(tuningFile, StandardCharsets.UTF_8)));
+    List<CorpusGenerator.Sample> external =
+        CorpusGenerator.parse(new String(externalFile, StandardCharsets.UTF_8));
+    samples.addAll(external);
     List<Example> all = new ArrayList<>();
     for (CorpusGenerator.Sample s : samples) {
       all.add(new Example(s.positive(), features(s.text())));
@@ -127,6 +134,11 @@ public final class InjectionTrainer {
     Set<String> extra = new HashSet<>();
     for (CorpusGenerator.Sample s : TuningExtraCorpus.generate()) {
       extra.add(s.text());
+    }
+    for (CorpusGenerator.Sample s : external) {
+      if (scoredInSplit(s.text())) {
+        extra.add(s.text());
+      }
     }
     List<Example> train = new ArrayList<>();
     List<Example> test = new ArrayList<>();
@@ -157,6 +169,7 @@ public final class InjectionTrainer {
         .append("guardrail/injection; do not edit\n")
         .append("format 1\n")
         .append("corpus-sha256 ").append(sha256(tuningFile)).append('\n')
+        .append("external-sha256 ").append(sha256(externalFile)).append('\n')
         .append("examples ").append(all.size()).append('\n')
         .append("buckets ").append(InjectionFeatures.BUCKETS).append('\n')
         .append("window ").append(PromptInjectionClassifier.WINDOW).append('\n')
@@ -170,6 +183,20 @@ public final class InjectionTrainer {
       }
     }
     return sb.toString();
+  }
+
+  /**
+   * Whether an external tuning text is scored, not fitted, in the split that sets the
+   * thresholds: half of them, by the second byte of the text's SHA-256 (the first byte split the
+   * external sources into their tuning and held-out parts).
+   */
+  static boolean scoredInSplit(String text) {
+    try {
+      byte[] d = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      return (d[1] & 1) == 1;
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** The share of scores at or above a threshold. */

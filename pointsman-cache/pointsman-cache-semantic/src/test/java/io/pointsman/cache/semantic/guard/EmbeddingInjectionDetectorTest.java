@@ -188,9 +188,9 @@ class EmbeddingInjectionDetectorTest {
   static final Map<String, Double> FLOORS = Map.ofEntries(
       Map.entry("fresh embedding attack.all", 0.56),
       Map.entry("fresh embedding benign.all", 0.048),
-      Map.entry("fresh default-chain attack.all", 0.59),
+      Map.entry("fresh default-chain attack.all", 0.61),
       Map.entry("fresh default-chain benign.all", 0.009),
-      Map.entry("fresh default-chain+embedding attack.all", 0.78),
+      Map.entry("fresh default-chain+embedding attack.all", 0.80),
       Map.entry("fresh default-chain+embedding benign.all", 0.057),
       Map.entry("heldout embedding attack.all", 0.58),
       Map.entry("heldout embedding benign.all", 0.099),
@@ -198,8 +198,8 @@ class EmbeddingInjectionDetectorTest {
       Map.entry("third embedding benign.all", 0.035),
       Map.entry("fourth embedding attack.all", 0.37),
       Map.entry("fourth embedding benign.all", 0.049),
-      Map.entry("fourth default-chain attack.all", 0.24),
-      Map.entry("fourth default-chain benign.all", 0.022));
+      Map.entry("fourth default-chain attack.all", 0.21),
+      Map.entry("fourth default-chain benign.all", 0.025));
 
   @Test
   void scanReportsTheBestWindowAndAgreesWithTheScore() {
