@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.zip.CRC32;
@@ -21,7 +22,8 @@ import java.util.zip.CRC32;
  *       upper-case letters or digits;
  *   <li>{@code secret.gcp_api_key}: {@code AIza} + 35 URL-safe characters;
  *   <li>{@code secret.azure_storage_key}: {@code AccountKey=} + 86 base64 characters + {@code ==};
- *   <li>{@code secret.azure_client_secret}: 3 characters, {@code 8Q~}, 31–34 characters;
+ *   <li>{@code secret.azure_client_secret}: 3 characters, a digit, {@code Q~}, 31–34 characters;
+ *   <li>{@code secret.aws_bedrock_key}: {@code ABSK} + 100–269 base64 characters;
  *   <li>{@code secret.openai_key}: {@code sk-}, optionally {@code proj-}/{@code svcacct-}/{@code
  *       admin-}, with the {@code T3BlbkFJ} marker, or the legacy 48 alphanumerics;
  *   <li>{@code secret.anthropic_key}: {@code sk-ant-<kind><nn>-} + 90–110 characters ending in
@@ -32,7 +34,13 @@ import java.util.zip.CRC32;
  *   <li>{@code secret.gitlab_token}: {@code glpat-}, {@code gldt-}, {@code glrt-}, {@code
  *       glptt-}, {@code glcbt-}, {@code glft-} + 20–64 URL-safe characters;
  *   <li>{@code secret.slack_token}: {@code xox[abeprs]-} + numeric team/user ids + a secret part;
- *       {@code secret.slack_webhook}: {@code hooks.slack.com/services/T…/B…/…};
+ *       {@code secret.slack_webhook}: {@code hooks.slack.com/services/T…/B…/…} and its
+ *       {@code workflows/} and {@code triggers/} forms;
+ *   <li>{@code secret.url_password}: the password of {@code scheme://user:password@host};
+ *   <li>{@code secret.basic_auth}: {@code Authorization:} header credentials other than a bearer
+ *       token, and the password of {@code -u user:password} / {@code --user user:password};
+ *   <li>{@code secret.facebook_token}: {@code EAA} + 90–512 alphanumerics; {@code
+ *       secret.onepassword_token}: {@code ops_eyJ} + 100 or more URL-safe characters;
  *   <li>{@code secret.private_key}: a {@code -----BEGIN … PRIVATE KEY-----} block with at least
  *       64 base64 characters of body, through its {@code -----END …-----} line when present;
  *   <li>{@code secret.jwt}: three base64url segments whose header decodes to JSON naming
@@ -58,17 +66,19 @@ public final class SecretDetector implements Detector {
       "secret.private_key", "secret.jwt", "secret.credential_assignment",
       "secret.aws_secret_key", "secret.stripe_key", "secret.npm_token", "secret.google_oauth",
       "secret.azure_connection_string", "secret.azure_sas", "secret.huggingface_token",
-      "secret.sendgrid_key", "secret.bearer_token");
+      "secret.sendgrid_key", "secret.bearer_token", "secret.url_password", "secret.basic_auth",
+      "secret.aws_bedrock_key", "secret.facebook_token", "secret.onepassword_token");
 
   /** Rules that report a value by its context rather than its format; a format rule wins. */
   private static final Set<String> GENERIC = Set.of("secret.credential_assignment",
-      "secret.bearer_token");
+      "secret.bearer_token", "secret.url_password", "secret.basic_auth");
 
   private enum Kind {
     AWS, GCP, AZURE_STORAGE, AZURE_CLIENT, OPENAI, ANTHROPIC, GITHUB, GITHUB_PAT, GITLAB,
     SLACK, SLACK_WEBHOOK, PRIVATE_KEY, JWT, ASSIGNMENT, STRIPE, STRIPE_WEBHOOK, NPM,
     GOOGLE_OAUTH_SECRET, GOOGLE_OAUTH_TOKEN, AZURE_SAK, AZURE_SAS, HUGGINGFACE, SENDGRID,
-    SLACK_APP, BEARER, KEY_WORD
+    SLACK_APP, BEARER, KEY_WORD, URL, USER_FLAG, AUTHORIZATION, HUGGINGFACE_ORG, AWS_BEDROCK,
+    FACEBOOK, ONEPASSWORD
   }
 
   private static final String BASE62 =
@@ -81,6 +91,8 @@ public final class SecretDetector implements Detector {
     "url", "uri", "path", "file", "type", "name", "endpoint", "length", "count", "expir", "ttl",
     "header", "limit", "size", "id", "_in", "ize", "prefix", "field", "param", "store"
   };
+  /** Name parts that say the value is meant to be seen: public keys and tokens, CSRF tokens. */
+  private static final String[] NAME_PARTS_NOT_SECRET = {"public", "csrf", "xsrf"};
   private static final SecretDetector DEFAULT = new SecretDetector();
 
   private final LiteralMatcher triggers;
@@ -97,8 +109,10 @@ public final class SecretDetector implements Detector {
     k.add(Kind.GCP);
     b.addExact("AccountKey=");
     k.add(Kind.AZURE_STORAGE);
-    b.addExact("8Q~");
-    k.add(Kind.AZURE_CLIENT);
+    for (char d = '0'; d <= '9'; d++) {
+      b.addExact(d + "Q~");
+      k.add(Kind.AZURE_CLIENT);
+    }
     b.addExact("sk-");
     k.add(Kind.OPENAI);
     b.addExact("sk-ant-");
@@ -117,13 +131,17 @@ public final class SecretDetector implements Detector {
       b.addExact(p);
       k.add(Kind.SLACK);
     }
-    b.addExact("hooks.slack.com/services/");
-    k.add(Kind.SLACK_WEBHOOK);
+    for (String p : new String[] {"hooks.slack.com/services/", "hooks.slack.com/workflows/",
+        "hooks.slack.com/triggers/"}) {
+      b.addExact(p);
+      k.add(Kind.SLACK_WEBHOOK);
+    }
     b.addExact("-----BEGIN ");
     k.add(Kind.PRIVATE_KEY);
     b.addExact("eyJ");
     k.add(Kind.JWT);
-    for (String p : new String[] {"sk_live_", "rk_live_", "sk_test_", "rk_test_"}) {
+    for (String p : new String[] {"sk_live_", "rk_live_", "sk_test_", "rk_test_", "sk_prod_",
+        "rk_prod_"}) {
       b.addExact(p);
       k.add(Kind.STRIPE);
     }
@@ -147,6 +165,22 @@ public final class SecretDetector implements Detector {
     k.add(Kind.SLACK_APP);
     b.add("bearer");
     k.add(Kind.BEARER);
+    b.addExact("://");
+    k.add(Kind.URL);
+    for (String p : new String[] {"-u ", "-u'", "-u\"", "--user ", "--user="}) {
+      b.addExact(p);
+      k.add(Kind.USER_FLAG);
+    }
+    b.add("authorization:");
+    k.add(Kind.AUTHORIZATION);
+    b.addExact("api_org_");
+    k.add(Kind.HUGGINGFACE_ORG);
+    b.addExact("ABSK");
+    k.add(Kind.AWS_BEDROCK);
+    b.addExact("EAA");
+    k.add(Kind.FACEBOOK);
+    b.addExact("ops_eyJ");
+    k.add(Kind.ONEPASSWORD);
     b.add("key");
     k.add(Kind.KEY_WORD);
     for (String p : new String[] {"password", "passwd", "pwd", "secret", "token", "apikey",
@@ -235,8 +269,9 @@ public final class SecretDetector implements Detector {
       case AWS -> {
         if (!Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
           int e = Chars.run(t, end, Chars::isUpperOrDigit, 17);
+          // AWS's documentation keys end in EXAMPLE (AKIAIOSFODNN7EXAMPLE).
           if (e - end == 16 && !Chars.isAsciiAlnum(Chars.at(t, e))
-              && Chars.distinct(t, end, e) >= 6) {
+              && Chars.distinct(t, end, e) >= 6 && !Chars.regionEquals(t, e - 7, "EXAMPLE")) {
             out.add(new Finding("secret.aws_access_key", start, e));
           }
         }
@@ -270,7 +305,7 @@ public final class SecretDetector implements Detector {
         int a = Chars.run(t, end, Chars::isAsciiAlnum, 23);
         if (a - end == 22 && Chars.at(t, a) == '_') {
           int e = Chars.run(t, a + 1, Chars::isAsciiAlnum, 60);
-          if (e - a - 1 == 59 && Chars.at(t, e) != '_') {
+          if (e - a - 1 == 59 && Chars.at(t, e) != '_' && Chars.distinct(t, a + 1, e) >= 10) {
             out.add(new Finding("secret.github_token", start, e));
           }
         }
@@ -323,6 +358,39 @@ public final class SecretDetector implements Detector {
         }
       }
       case BEARER -> bearer(t, start, end, out);
+      case URL -> urlPassword(t, start, end, out);
+      case USER_FLAG -> userFlag(t, start, end, out);
+      case AUTHORIZATION -> authorization(t, start, end, out);
+      case HUGGINGFACE_ORG -> prefixed(t, start, end, "secret.huggingface_token",
+          c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'), 34, 34, 12, out);
+      case AWS_BEDROCK -> {
+        if (!Chars.isBase64(Chars.at(t, start - 1))) {
+          int e = Chars.run(t, end, Chars::isBase64, 270);
+          int n = e - end;
+          if (n >= 100 && n <= 269 && Chars.distinct(t, end, e) >= 16) {
+            out.add(new Finding("secret.aws_bedrock_key", start,
+                Chars.run(t, e, c -> c == '=', 2)));
+          }
+        }
+      }
+      case FACEBOOK -> {
+        if (!Chars.isBase64(Chars.at(t, start - 1))) {
+          int e = Chars.run(t, end, Chars::isAsciiAlnum, 513);
+          int n = e - end;
+          if (n >= 90 && n <= 512 && !Chars.isBase64(Chars.at(t, e))
+              && Chars.distinct(t, end, e) >= 20) {
+            out.add(new Finding("secret.facebook_token", start, e));
+          }
+        }
+      }
+      case ONEPASSWORD -> {
+        if (!Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+          int e = Chars.run(t, end, Chars::isBase64Url, 4097);
+          if (e - end >= 100 && e - end <= 4096 && Chars.distinct(t, end, e) >= 16) {
+            out.add(new Finding("secret.onepassword_token", start, e));
+          }
+        }
+      }
       default -> throw new AssertionError(kind);
     }
   }
@@ -599,27 +667,182 @@ public final class SecretDetector implements Detector {
         segStart = i + 1;
       }
     }
-    if (numeric >= 2 && lastLen >= 24 && lastDistinct >= 10) {
+    // Current tokens carry two or three numeric ids and a 24- to 32-character secret; older
+    // ones one id and a shorter secret.
+    if (numeric >= 2 && lastLen >= 16 && lastDistinct >= 10
+        || numeric >= 1 && lastLen >= 18 && lastDistinct >= 12) {
       out.add(new Finding("secret.slack_token", start, e));
     }
   }
 
+  /**
+   * A Slack incoming webhook, workflow or trigger URL: after the prefix a team id ({@code T} and
+   * 6 or more upper-case letters or digits), a bot or app id ({@code B} or {@code A}, the same),
+   * any numeric ids, then a secret of 20 to 64 letters and digits. Anyone holding the URL can
+   * post.
+   */
   private static void slackWebhook(CharSequence t, int start, int end, List<Finding> out) {
-    int i = end;
-    if (Chars.at(t, i) != 'T') {
+    if (Chars.at(t, end) != 'T') {
       return;
     }
-    int a = Chars.run(t, i + 1, Chars::isUpperOrDigit, 13);
-    if (a - i - 1 < 8 || Chars.at(t, a) != '/' || Chars.at(t, a + 1) != 'B') {
+    int a = Chars.run(t, end + 1, Chars::isUpperOrDigit, 16);
+    char id = Chars.at(t, a + 1);
+    if (a - end - 1 < 6 || Chars.at(t, a) != '/' || id != 'B' && id != 'A') {
       return;
     }
-    int b = Chars.run(t, a + 2, Chars::isUpperOrDigit, 13);
-    if (b - a - 2 < 8 || Chars.at(t, b) != '/') {
+    int b = Chars.run(t, a + 2, Chars::isUpperOrDigit, 16);
+    if (b - a - 2 < 6 || Chars.at(t, b) != '/') {
       return;
     }
-    int e = Chars.run(t, b + 1, Chars::isAsciiAlnum, 33);
-    if (e - b - 1 >= 24 && e - b - 1 <= 32) {
+    int i = b + 1;
+    for (int k = 0; k < 2; k++) {
+      int d = Chars.run(t, i, Chars::isDigit, 24);
+      if (d - i >= 6 && Chars.at(t, d) == '/') {
+        i = d + 1;
+      }
+    }
+    int e = Chars.run(t, i, Chars::isAsciiAlnum, 65);
+    if (e - i >= 20 && e - i <= 64 && Chars.distinct(t, i, e) >= 10) {
       out.add(new Finding("secret.slack_webhook", start, e));
+    }
+  }
+
+  /**
+   * A password in a URL's user information ({@code scheme://user:password@host}): the part
+   * after the first colon of what comes before the authority's last {@code @}, 3 to 256
+   * characters, no placeholder or variable reference.
+   */
+  private static void urlPassword(CharSequence t, int start, int end, List<Finding> out) {
+    int limit = Math.min(t.length(), end + 512);
+    int authorityEnd = end;
+    int at = -1;
+    while (authorityEnd < limit) {
+      char c = t.charAt(authorityEnd);
+      if (Character.isWhitespace(c) || c == '/' || c == '?' || c == '#' || c == '"'
+          || c == '\'' || c == '`' || c == '<' || c == '>') {
+        break;
+      }
+      if (c == '@') {
+        at = authorityEnd;
+      }
+      authorityEnd++;
+    }
+    if (at < 0 || !Chars.isAsciiAlnum(Chars.at(t, at + 1))) {
+      return;
+    }
+    int colon = -1;
+    for (int i = end; i < at; i++) {
+      if (t.charAt(i) == ':') {
+        colon = i;
+        break;
+      }
+    }
+    if (colon < 0) {
+      return;
+    }
+    reportPassword(t, colon + 1, at, "secret.url_password", out);
+  }
+
+  private static void reportPassword(CharSequence t, int s, int e, String rule,
+      List<Finding> out) {
+    int n = e - s;
+    if (n < 3 || n > 256 || isReference(t, s, e) || isPlaceholder(t, s, e)) {
+      return;
+    }
+    boolean digitsOnly = Chars.run(t, s, Chars::isDigit, n) == e;
+    if (!digitsOnly && Chars.distinct(t, s, e) >= 3 && !isTrivialPassword(t, s, e)) {
+      out.add(new Finding(rule, s, e));
+    }
+  }
+
+  /** Words that stand in for a password in examples ({@code user:pass}, {@code test:test}). */
+  private static final Set<String> TRIVIAL_PASSWORDS = Set.of("pass", "test", "user", "admin",
+      "root", "guest", "demo", "foo", "bar", "passwd", "pwd", "hunter2", "letmein", "qwerty");
+
+  private static boolean isTrivialPassword(CharSequence t, int s, int e) {
+    return e - s <= 8
+        && TRIVIAL_PASSWORDS.contains(t.subSequence(s, e).toString().toLowerCase(Locale.ROOT));
+  }
+
+  /** A variable or template reference rather than a value: {@code $X}, {@code %X%}, … */
+  private static boolean isReference(CharSequence t, int s, int e) {
+    char c = Chars.at(t, s);
+    return c == '$' || c == '%' || c == '{' || c == '<' || c == '[' || c == '*'
+        || Chars.at(t, e - 1) == '%' || Chars.at(t, e - 1) == '}';
+  }
+
+  /**
+   * {@code -u user:password} or {@code --user user:password} (curl and the like): the password,
+   * or the user when the password is empty ({@code -u sk_key:}, a key sent as the user name).
+   */
+  private static void userFlag(CharSequence t, int start, int end, List<Finding> out) {
+    char before = Chars.at(t, start - 1);
+    if (start > 0 && !Character.isWhitespace(before)) {
+      return;
+    }
+    int i = end;
+    char q = Chars.at(t, i - 1);
+    if (q != '\'' && q != '"') {
+      i = Chars.run(t, i, c -> c == ' ', 3);
+      q = Chars.at(t, i);
+      if (q == '\'' || q == '"') {
+        i++;
+      } else {
+        q = ' ';
+      }
+    }
+    int s = i;
+    int limit = Math.min(t.length(), s + 512);
+    int e = s;
+    while (e < limit) {
+      char c = t.charAt(e);
+      if (q == ' ' ? Character.isWhitespace(c) : c == q || c == '\n') {
+        break;
+      }
+      e++;
+    }
+    int colon = -1;
+    for (int k = s; k < e; k++) {
+      if (t.charAt(k) == ':') {
+        colon = k;
+        break;
+      }
+    }
+    if (colon < 0) {
+      return;
+    }
+    if (colon + 1 < e) {
+      reportPassword(t, colon + 1, e, "secret.basic_auth", out);
+    } else if (colon - s >= 8 && hasDigit(t, s, colon) && hasLetter(t, s, colon)) {
+      reportPassword(t, s, colon, "secret.basic_auth", out);
+    }
+  }
+
+  /**
+   * An {@code Authorization:} header's credentials: {@code Basic} and base64 of 8 or more
+   * characters, or another scheme's ({@code Token}, {@code Api-Token}, none) token of 12 or more
+   * token characters with a letter and a digit. {@code Bearer} is the bearer rule's.
+   */
+  private static void authorization(CharSequence t, int start, int end, List<Finding> out) {
+    int i = Chars.run(t, end, c -> c == ' ' || c == '\t', 8);
+    int w = Chars.run(t, i, c -> Chars.isAsciiAlnum(c) || c == '-', 20);
+    int s = i;
+    boolean basic = false;
+    if (w > i && Chars.at(t, w) == ' ') {
+      if (Chars.containsIgnoreCase(t, i, w, "bearer")) {
+        return;
+      }
+      basic = w - i == 5 && Chars.containsIgnoreCase(t, i, w, "basic");
+      s = Chars.run(t, w, c -> c == ' ', 3);
+    }
+    int e = Chars.run(t, s, SecretDetector::isTokenChar, 4097);
+    int n = e - s;
+    if (n > 4096 || isPlaceholder(t, s, e) || isReference(t, s, e)) {
+      return;
+    }
+    if (basic ? n >= 8 : n >= 12 && hasDigit(t, s, e) && hasLetter(t, s, e)
+        && Chars.distinct(t, s, e) >= 8) {
+      out.add(new Finding("secret.basic_auth", s, e));
     }
   }
 
@@ -715,6 +938,15 @@ public final class SecretDetector implements Detector {
       return end;
     }
     int nameEnd = Chars.run(t, end, SecretDetector::isNameChar, 40);
+    int nameStart = start;
+    while (nameStart > 0 && start - nameStart < 40 && isNameChar(t.charAt(nameStart - 1))) {
+      nameStart--;
+    }
+    for (String part : NAME_PARTS_NOT_SECRET) {
+      if (Chars.containsIgnoreCase(t, nameStart, nameEnd, part)) {
+        return nameEnd;
+      }
+    }
     for (String suffix : NAME_SUFFIXES_NOT_SECRET) {
       if (Chars.containsIgnoreCase(t, end, nameEnd, suffix)) {
         return nameEnd;

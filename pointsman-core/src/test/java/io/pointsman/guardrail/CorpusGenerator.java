@@ -282,7 +282,7 @@ public final class CorpusGenerator {
         () -> chars(URLSAFE, 3) + "8Q~" + chars(ALNUM + "_~.-", 34),
         secretContext(), List.of(
             () -> chars(URLSAFE, 3) + "8Q~" + chars(ALNUM, 20),
-            () -> chars(URLSAFE, 3) + "7Q~" + chars(ALNUM, 34),
+            () -> chars(URLSAFE, 3) + "7Q-" + chars(ALNUM, 34),
             () -> "build 8Q~" + chars(ALNUM, 34),
             () -> chars(URLSAFE, 3) + "8Q~" + "x".repeat(34),
             () -> chars(ALNUM, 6) + "8Q~" + chars(ALNUM, 34),
