@@ -87,9 +87,11 @@ public final class InputGuardrailChain implements InputGuardrail {
   /**
    * Returns the default chain, which is also the gateway's default input guardrail: {@link
    * MessageBoundsGuardrail#ofDefaults()}, secrets redacted ({@link SecretDetector}), prompt
-   * injection blocked when the phrase heuristic ({@link PromptInjectionDetector}) reports it or
-   * the {@link PromptInjectionClassifier} is confident ({@code injection.classifier}), and
-   * {@code injection.suspected} flagged to the listener.
+   * injection blocked when the phrase heuristic ({@link PromptInjectionDetector}) reports it and
+   * the {@link PromptInjectionClassifier} at least flags the text ({@code injection.heuristic}),
+   * or when the classifier is confident ({@code injection.classifier}); {@code
+   * injection.suspected} and heuristic matches the classifier does not confirm ({@code
+   * injection.heuristic.unconfirmed}) are flagged to the listener.
    *
    * @return the chain
    */
@@ -105,8 +107,10 @@ public final class InputGuardrailChain implements InputGuardrail {
   public static Builder defaultBuilder() {
     return new Builder()
         .rule(SecretDetector.ofDefaults(), GuardrailAction.REDACT)
-        .rule(PromptInjectionDetector.ofDefaults(), GuardrailAction.BLOCK)
+        .rule(PromptInjectionDetector.ofDefaults()
+            .confirmedBy(PromptInjectionClassifier.ofDefaults()), GuardrailAction.BLOCK)
         .rule(PromptInjectionClassifier.ofDefaults(), GuardrailAction.BLOCK)
+        .ruleAction(PromptInjectionDetector.UNCONFIRMED, GuardrailAction.FLAG)
         .ruleAction(PromptInjectionClassifier.SUSPECTED, GuardrailAction.FLAG);
   }
 

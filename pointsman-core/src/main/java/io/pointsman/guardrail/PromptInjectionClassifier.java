@@ -133,7 +133,11 @@ public final class PromptInjectionClassifier implements Detector {
    * @return the score; the model's bias for a text without tokens
    */
   public double score(CharSequence text) {
-    ScanText t = ScanText.of(text);
+    return score(ScanText.of(text));
+  }
+
+  /** {@link #score(CharSequence)} over a text the chain copied once for its detectors. */
+  double score(ScanText t) {
     return new Scorer(t.chars, t.length).best;
   }
 

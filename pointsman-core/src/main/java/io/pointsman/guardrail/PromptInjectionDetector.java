@@ -35,6 +35,12 @@ import java.util.Objects;
 public final class PromptInjectionDetector implements Detector {
   /** The rule this detector reports. */
   public static final String RULE = "injection.heuristic";
+  /**
+   * The rule a {@linkplain #confirmedBy confirmed} detector reports instead of {@link #RULE}
+   * when its phrases pass the threshold but the classifier scores the text below its flag
+   * threshold: a text that quotes an attack phrase and reads, as a whole, like no attack.
+   */
+  public static final String UNCONFIRMED = "injection.heuristic.unconfirmed";
 
   private static final PromptInjectionDetector DEFAULT = defaultBuilder().build();
 
@@ -43,8 +49,19 @@ public final class PromptInjectionDetector implements Detector {
   private final double[] weights;
   private final String[] categories;
   private final double threshold;
+  private final PromptInjectionClassifier confirm;
+
+  private PromptInjectionDetector(PromptInjectionDetector d, PromptInjectionClassifier confirm) {
+    this.matcher = d.matcher;
+    this.categoryOf = d.categoryOf;
+    this.weights = d.weights;
+    this.categories = d.categories;
+    this.threshold = d.threshold;
+    this.confirm = confirm;
+  }
 
   private PromptInjectionDetector(Builder b) {
+    this.confirm = null;
     LiteralMatcher.Builder mb = LiteralMatcher.builder().caseInsensitive(true)
         .collapseWhitespace(true).wholeWords(true);
     List<Integer> cats = new ArrayList<>();
@@ -143,6 +160,20 @@ public final class PromptInjectionDetector implements Detector {
   }
 
   /** The matcher of the phrases. */
+  /**
+   * Returns this detector with its findings confirmed by a classifier: when the phrases pass the
+   * threshold, the text's findings are {@link #RULE} if the classifier scores the whole text at
+   * or above its flag threshold, and {@link #UNCONFIRMED} otherwise. The classifier runs only on
+   * texts whose phrases pass the threshold. The default input chain blocks {@link #RULE} and
+   * flags {@link #UNCONFIRMED}.
+   *
+   * @param classifier the classifier whose flag threshold confirms a finding
+   * @return a detector with the same signals and threshold
+   */
+  public PromptInjectionDetector confirmedBy(PromptInjectionClassifier classifier) {
+    return new PromptInjectionDetector(this, Objects.requireNonNull(classifier, "classifier"));
+  }
+
   LiteralMatcher matcher() {
     return matcher;
   }
@@ -196,8 +227,10 @@ public final class PromptInjectionDetector implements Detector {
   void scan(ScanText text, List<Finding> out) {
     LiteralMatcher.Matches matches = text.matches(matcher);
     if (matches.size() > 0 && score(matches) >= threshold) {
+      String rule = confirm == null || confirm.score(text) >= confirm.flagThreshold() ? RULE
+          : UNCONFIRMED;
       for (int i = 0; i < matches.size(); i++) {
-        out.add(new Finding(RULE, matches.start(i), matches.end(i)));
+        out.add(new Finding(rule, matches.start(i), matches.end(i)));
       }
     }
   }

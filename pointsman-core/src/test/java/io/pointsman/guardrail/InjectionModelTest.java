@@ -96,9 +96,12 @@ class InjectionModelTest {
     int flagged;
   }
 
-  /** The default input chain's injection rules: the phrase heuristic or the classifier. */
+  /**
+   * The default input chain's injection rules: the phrase heuristic confirmed by the classifier,
+   * or the classifier.
+   */
   static Detector defaultChainRules(PromptInjectionClassifier c) {
-    PromptInjectionDetector heuristic = PromptInjectionDetector.ofDefaults();
+    PromptInjectionDetector heuristic = PromptInjectionDetector.ofDefaults().confirmedBy(c);
     return new Detector() {
       @Override
       public String family() {
@@ -109,8 +112,11 @@ class InjectionModelTest {
       public void scan(CharSequence text, List<Finding> out) {
         List<Finding> h = new ArrayList<>();
         heuristic.scan(text, h);
-        if (!h.isEmpty()) {
+        if (h.stream().anyMatch(f -> f.rule().equals(PromptInjectionDetector.RULE))) {
           out.add(new Finding(PromptInjectionClassifier.RULE, 0, Math.max(1, text.length())));
+        } else if (!h.isEmpty()) {
+          out.add(new Finding(PromptInjectionClassifier.SUSPECTED, 0,
+              Math.max(1, text.length())));
         }
         c.scan(text, out);
       }
@@ -184,10 +190,10 @@ class InjectionModelTest {
       Files.writeString(QUALITY, report, StandardCharsets.UTF_8);
     }
     System.out.print(report);
-    floors("heldout", heldOut, 0.54, 0.026);
+    floors("heldout", heldOut, 0.47, 0.009);
     floors("fresh", fresh, 0.61, 0.01);
-    floors("third", third, 0.45, 0.004);
-    floors("fourth", fourth, 0.21, 0.025);
+    floors("third", third, 0.45, 0.001);
+    floors("fourth", fourth, 0.21, 0.006);
     floors("external heldout", external, 0.83, 0.004);
     assertThat((double) external.get("benign.prompts").blocked
         / external.get("benign.prompts").total).as("external held-out prompts blocked")
