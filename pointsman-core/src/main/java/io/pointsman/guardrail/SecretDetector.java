@@ -730,17 +730,20 @@ public final class SecretDetector implements Detector {
     if (at < 0 || !Chars.isAsciiAlnum(Chars.at(t, at + 1))) {
       return;
     }
-    int colon = -1;
-    for (int i = end; i < at; i++) {
-      if (t.charAt(i) == ':') {
-        colon = i;
-        break;
+    int colon = indexOf(t, ':', end, at);
+    if (colon >= 0) {
+      reportPassword(t, colon + 1, at, "secret.url_password", out);
+    }
+  }
+
+  /** The first index of {@code c} in {@code [from, to)}, or -1. */
+  private static int indexOf(CharSequence t, char c, int from, int to) {
+    for (int i = from; i < to; i++) {
+      if (t.charAt(i) == c) {
+        return i;
       }
     }
-    if (colon < 0) {
-      return;
-    }
-    reportPassword(t, colon + 1, at, "secret.url_password", out);
+    return -1;
   }
 
   private static void reportPassword(CharSequence t, int s, int e, String rule,
@@ -801,13 +804,7 @@ public final class SecretDetector implements Detector {
       }
       e++;
     }
-    int colon = -1;
-    for (int k = s; k < e; k++) {
-      if (t.charAt(k) == ':') {
-        colon = k;
-        break;
-      }
-    }
+    int colon = indexOf(t, ':', s, e);
     if (colon < 0) {
       return;
     }
