@@ -3,7 +3,9 @@ package io.pointsman.guardrail;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
@@ -41,6 +43,11 @@ import java.util.zip.CRC32;
  *       token, and the password of {@code -u user:password} / {@code --user user:password};
  *   <li>{@code secret.facebook_token}: {@code EAA} + 90–512 alphanumerics; {@code
  *       secret.onepassword_token}: {@code ops_eyJ} + 100 or more URL-safe characters;
+ *   <li>{@code secret.llm_api_key} and {@code secret.service_token}: model-provider keys
+ *       (OpenRouter, Groq, Perplexity, xAI, Replicate, LangSmith, Pinecone, Tavily) and
+ *       developer-service tokens (PyPI, Docker Hub, DigitalOcean, Vault, Atlassian, Shopify,
+ *       Postman, Linear, Sentry, Grafana, Databricks, Doppler, age, Sourcegraph, Notion, Heroku,
+ *       Figma, Mapbox) by their fixed prefix and the characters, count and variety after it;
  *   <li>{@code secret.private_key}: a {@code -----BEGIN … PRIVATE KEY-----} block with at least
  *       64 base64 characters of body, through its {@code -----END …-----} line when present;
  *   <li>{@code secret.jwt}: three base64url segments whose header decodes to JSON naming
@@ -67,7 +74,8 @@ public final class SecretDetector implements Detector {
       "secret.aws_secret_key", "secret.stripe_key", "secret.npm_token", "secret.google_oauth",
       "secret.azure_connection_string", "secret.azure_sas", "secret.huggingface_token",
       "secret.sendgrid_key", "secret.bearer_token", "secret.url_password", "secret.basic_auth",
-      "secret.aws_bedrock_key", "secret.facebook_token", "secret.onepassword_token");
+      "secret.aws_bedrock_key", "secret.facebook_token", "secret.onepassword_token",
+      "secret.llm_api_key", "secret.service_token");
 
   /** Rules that report a value by its context rather than its format; a format rule wins. */
   private static final Set<String> GENERIC = Set.of("secret.credential_assignment",
@@ -78,7 +86,66 @@ public final class SecretDetector implements Detector {
     SLACK, SLACK_WEBHOOK, PRIVATE_KEY, JWT, ASSIGNMENT, STRIPE, STRIPE_WEBHOOK, NPM,
     GOOGLE_OAUTH_SECRET, GOOGLE_OAUTH_TOKEN, AZURE_SAK, AZURE_SAS, HUGGINGFACE, SENDGRID,
     SLACK_APP, BEARER, KEY_WORD, URL, USER_FLAG, AUTHORIZATION, HUGGINGFACE_ORG, AWS_BEDROCK,
-    FACEBOOK, ONEPASSWORD
+    FACEBOOK, ONEPASSWORD, PREFIXED
+  }
+
+  /** A token known by its fixed prefix: the characters after it, their number, their variety. */
+  private record Prefixed(String rule, Chars.CharTest body, int min, int max, int distinct) {}
+
+  private static final Chars.CharTest HEX = c -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  private static final Chars.CharTest ALNUM = Chars::isAsciiAlnum;
+  private static final Chars.CharTest URLSAFE = Chars::isBase64Url;
+  private static final String LLM = "secret.llm_api_key";
+  private static final String SERVICE = "secret.service_token";
+
+  /**
+   * Model-provider and developer-service tokens with a fixed prefix, each as its provider
+   * issues it: the prefix, then the characters, count and variety of its body.
+   */
+  private static final Map<String, Prefixed> PREFIXED = prefixedRules();
+
+  private static Map<String, Prefixed> prefixedRules() {
+    Map<String, Prefixed> m = new LinkedHashMap<>();
+    m.put("sk-or-v1-", new Prefixed(LLM, HEX, 64, 64, 10));
+    m.put("gsk_", new Prefixed(LLM, ALNUM, 52, 52, 12));
+    m.put("pplx-", new Prefixed(LLM, ALNUM, 40, 64, 12));
+    m.put("xai-", new Prefixed(LLM, ALNUM, 70, 90, 12));
+    m.put("r8_", new Prefixed(LLM, ALNUM, 30, 40, 12));
+    m.put("lsv2_pt_", new Prefixed(LLM, c -> HEX.test(c) || c == '_', 40, 50, 10));
+    m.put("lsv2_sk_", new Prefixed(LLM, c -> HEX.test(c) || c == '_', 40, 50, 10));
+    m.put("pcsk_", new Prefixed(LLM, c -> ALNUM.test(c) || c == '_', 50, 90, 12));
+    m.put("tvly-", new Prefixed(LLM, c -> ALNUM.test(c) || c == '-', 30, 48, 12));
+    m.put("pypi-AgEIcHlwaS5vcmc", new Prefixed(SERVICE, URLSAFE, 50, 300, 16));
+    m.put("dckr_pat_", new Prefixed(SERVICE, URLSAFE, 20, 40, 12));
+    for (String p : new String[] {"dop_v1_", "doo_v1_", "dor_v1_"}) {
+      m.put(p, new Prefixed(SERVICE, HEX, 64, 64, 10));
+    }
+    m.put("hvs.", new Prefixed(SERVICE, URLSAFE, 24, 200, 12));
+    m.put("hvb.", new Prefixed(SERVICE, URLSAFE, 100, 300, 16));
+    m.put("ATATT3", new Prefixed(SERVICE, c -> URLSAFE.test(c) || c == '=', 150, 250, 16));
+    for (String p : new String[] {"shpat_", "shpca_", "shppa_", "shpss_"}) {
+      m.put(p, new Prefixed(SERVICE, HEX, 32, 32, 10));
+    }
+    m.put("PMAK-", new Prefixed(SERVICE, c -> HEX.test(c) || c == '-', 59, 59, 10));
+    m.put("lin_api_", new Prefixed(SERVICE, ALNUM, 40, 40, 12));
+    m.put("sntrys_", new Prefixed(SERVICE, c -> URLSAFE.test(c) || c == '=', 100, 400, 16));
+    m.put("sntryu_", new Prefixed(SERVICE, HEX, 64, 64, 10));
+    m.put("glsa_", new Prefixed(SERVICE, c -> ALNUM.test(c) || c == '_', 41, 41, 12));
+    m.put("glc_", new Prefixed(SERVICE, c -> URLSAFE.test(c) || c == '=', 32, 400, 12));
+    m.put("dapi", new Prefixed(SERVICE, HEX, 32, 32, 10));
+    for (String p : new String[] {"dp.pt.", "dp.st.", "dp.sa.", "dp.ct."}) {
+      m.put(p, new Prefixed(SERVICE, ALNUM, 40, 44, 12));
+    }
+    m.put("AGE-SECRET-KEY-1", new Prefixed(SERVICE,
+        c -> "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L".indexOf(c) >= 0, 58, 58, 12));
+    Chars.CharTest anyHex = c -> HEX.test(c) || (c >= 'A' && c <= 'F');
+    m.put("sgp_", new Prefixed(SERVICE, c -> anyHex.test(c) || c == '_', 40, 57, 10));
+    m.put("sgp_local_", new Prefixed(SERVICE, anyHex, 40, 40, 10));
+    m.put("ntn_", new Prefixed(SERVICE, ALNUM, 40, 50, 12));
+    m.put("HRKU-", new Prefixed(SERVICE, URLSAFE, 30, 70, 12));
+    m.put("figd_", new Prefixed(SERVICE, URLSAFE, 38, 45, 12));
+    m.put("sk.eyJ", new Prefixed(SERVICE, c -> URLSAFE.test(c) || c == '.', 60, 300, 16));
+    return Map.copyOf(m);
   }
 
   private static final String BASE62 =
@@ -97,6 +164,8 @@ public final class SecretDetector implements Detector {
 
   private final LiteralMatcher triggers;
   private final Kind[] kinds;
+  /** For a {@link Kind#PREFIXED} literal, its rule; indexed like {@link #kinds}. */
+  private final Prefixed[] prefixed;
 
   private SecretDetector() {
     LiteralMatcher.Builder b = LiteralMatcher.builder().caseInsensitive(true);
@@ -181,6 +250,15 @@ public final class SecretDetector implements Detector {
     k.add(Kind.FACEBOOK);
     b.addExact("ops_eyJ");
     k.add(Kind.ONEPASSWORD);
+    List<Prefixed> prefixed = new ArrayList<>();
+    for (Map.Entry<String, Prefixed> e : PREFIXED.entrySet()) {
+      b.addExact(e.getKey());
+      k.add(Kind.PREFIXED);
+      while (prefixed.size() < k.size() - 1) {
+        prefixed.add(null);
+      }
+      prefixed.add(e.getValue());
+    }
     b.add("key");
     k.add(Kind.KEY_WORD);
     for (String p : new String[] {"password", "passwd", "pwd", "secret", "token", "apikey",
@@ -190,6 +268,7 @@ public final class SecretDetector implements Detector {
     }
     this.triggers = b.build();
     this.kinds = k.toArray(new Kind[0]);
+    this.prefixed = prefixed.toArray(new Prefixed[0]);
   }
 
   /**
@@ -238,6 +317,9 @@ public final class SecretDetector implements Detector {
         if (start >= consumedName) {
           consumedName = assignment(text, start, end, kind == Kind.KEY_WORD, out);
         }
+      } else if (kind == Kind.PREFIXED) {
+        Prefixed p = prefixed[matches.literal(m)];
+        prefixed(text, start, end, p.rule(), p.body(), p.min(), p.max(), p.distinct(), out);
       } else {
         check(kind, text, start, end, out);
       }
