@@ -318,14 +318,30 @@ public final class SecretDetector implements Detector {
           consumedName = assignment(text, start, end, kind == Kind.KEY_WORD, out);
         }
       } else if (kind == Kind.PREFIXED) {
-        Prefixed p = prefixed[matches.literal(m)];
-        prefixed(text, start, end, p.rule(), p.body(), p.min(), p.max(), p.distinct(), out);
+        prefixedToken(prefixed[matches.literal(m)], text, start, end, out);
       } else {
         check(kind, text, start, end, out);
       }
     }
     awsSecretKeys(scanned.chars, scanned.length, text, out);
     dropGenericOverlaps(out, first);
+  }
+
+  /**
+   * A token of the prefix table: its body as the table says, with a letter and a digit (a random
+   * body of that length has both; a snake_case name after a prefix-like word has no digit).
+   */
+  private static void prefixedToken(Prefixed p, CharSequence t, int start, int end,
+      List<Finding> out) {
+    if (Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
+      return;
+    }
+    int e = Chars.run(t, end, p.body(), p.max() + 1);
+    int n = e - end;
+    if (n >= p.min() && n <= p.max() && Chars.distinct(t, end, e) >= p.distinct()
+        && hasDigit(t, end, e) && hasLetter(t, end, e)) {
+      out.add(new Finding(p.rule(), start, e));
+    }
   }
 
   /** A value found both by its format and as a credential assignment keeps the specific rule. */

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Model-provider and developer-service tokens known by their prefix: a token of each format is
  * reported under its rule, inside a sentence and after a name; one character short of its
- * shortest length, glued to a word in front, or of too few distinct characters, it is not.
+ * shortest length, glued to a word in front, of too few distinct characters, or a snake_case
+ * name without a digit, it is not.
  */
 class PrefixedTokensTest {
   private static final String HEX = "0123456789abcdef";
@@ -82,6 +83,9 @@ class PrefixedTokensTest {
       assertThat(rules("see " + glued)).as(glued).doesNotContain(f.rule());
       String flat = f.prefix() + String.valueOf(f.alphabet().charAt(1)).repeat(f.length());
       assertThat(rules("see " + flat)).as(flat).doesNotContain(f.rule());
+      String snake = f.prefix() + "init_renderer_module_for_the_main_window_and_its_children"
+          .repeat(4).substring(0, f.length());
+      assertThat(rules("call " + snake + "()")).as(snake).doesNotContain(f.rule());
     }
   }
 
