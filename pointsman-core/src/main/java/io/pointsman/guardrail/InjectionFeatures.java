@@ -15,7 +15,7 @@ import java.text.Normalizer;
  * dot, dash, underscore or asterisk are joined ({@code i g n o r e} is {@code ignore}), a word
  * or a phrase of up to four tokens repeated back to back is read once, and a run
  * of 20 or more base64 characters that decodes to printable text is tokenised a second time,
- * decoded.
+ * decoded (a run of hexadecimal digits only, of even length, decoded as hex).
  *
  * <p>Tokens: words (letters and digits of any alphabetic script), each Han, kana, Hangul or Thai
  * character on its own, the structural characters {@code < > / [ ] # |} and line breaks. Each
@@ -682,10 +682,16 @@ final class InjectionFeatures {
     return x ^ (x >>> 16);
   }
 
-  /** Tokenises a base64 run's decoded text too, when it is printable; spans point at the run. */
+  /**
+   * Tokenises a base64 run's decoded text too, when it is printable; spans point at the run. A
+   * run of hexadecimal digits only, of even length, is read as hex first.
+   */
   private void base64Run(char[] text, int start, int end) {
     int n = end - start;
     if (n < MIN_BASE64 || decodedAt >= 0) {
+      return;
+    }
+    if (n % 2 == 0 && hexRun(text, start, end)) {
       return;
     }
     int padded = n;
@@ -723,10 +729,47 @@ final class InjectionFeatures {
     if (printable < o * 0.9) {
       return;
     }
+    decodeAndTokenise(out, o, start);
+  }
+
+  /**
+   * Decodes a run of hexadecimal digits, when it is one, and tokenises the text when at least 90%
+   * of its bytes are printable and 70% letters or blanks; returns whether it did (else the run is
+   * tried as base64).
+   */
+  private boolean hexRun(char[] text, int start, int end) {
+    for (int i = start; i < end; i++) {
+      if (Character.digit(text[i], 16) < 0) {
+        return false;
+      }
+    }
+    byte[] out = new byte[(end - start) / 2];
+    int printable = 0;
+    int words = 0;
+    for (int i = 0; i < out.length; i++) {
+      int b = Character.digit(text[start + 2 * i], 16) << 4
+          | Character.digit(text[start + 2 * i + 1], 16);
+      out[i] = (byte) b;
+      if (b >= 0x20 && b < 0x7F || b == '\n' || b == '\t' || b >= 0x80) {
+        printable++;
+      }
+      if (b == ' ' || (b | 0x20) >= 'a' && (b | 0x20) <= 'z') {
+        words++;
+      }
+    }
+    // Text, not digits that happen to be hex (account numbers, ids): mostly letters and blanks.
+    if (printable >= out.length * 0.9 && words >= out.length * 0.7) {
+      decodeAndTokenise(out, out.length, start);
+      return true;
+    }
+    return false;
+  }
+
+  private void decodeAndTokenise(byte[] out, int o, int at) {
     endWord();
     flushSpelled();
     char[] decoded = new String(out, 0, o, StandardCharsets.UTF_8).toCharArray();
-    decodedAt = start;
+    decodedAt = at;
     process(decoded, 0, decoded.length, false);
     endWord();
     flushSpelled();
