@@ -159,7 +159,6 @@ public final class PromptInjectionDetector implements Detector {
     return matcher.size();
   }
 
-  /** The matcher of the phrases. */
   /**
    * Returns this detector with its findings confirmed by a classifier: when the phrases pass the
    * threshold, the text's findings are {@link #RULE} if the classifier scores the whole text at
@@ -174,6 +173,7 @@ public final class PromptInjectionDetector implements Detector {
     return new PromptInjectionDetector(this, Objects.requireNonNull(classifier, "classifier"));
   }
 
+  /** The matcher of the phrases. */
   LiteralMatcher matcher() {
     return matcher;
   }
