@@ -25,7 +25,10 @@ import java.util.Objects;
  * <p>Before tokens are formed, the text is normalised against the usual obfuscations:
  * zero-width characters are dropped, full-width forms and Cyrillic or Greek look-alikes fold to
  * Latin letters, accents are stripped, leetspeak digits inside words read as letters, spaced-out
- * letters are joined, and printable base64 is decoded and read too. Han, kana and Hangul
+ * letters are joined, and printable base64 and hex are decoded and read too. A text that asks to
+ * be read in ROT13 or backwards ({@code rot13}, {@code caesar}, {@code backward}, {@code
+ * reverse}, {@code right to left}) is scored decoded that way too, and the higher score counts.
+ * Han, kana and Hangul
  * characters are tokens of their own, so Chinese, Japanese and Korean text is scored by
  * character n-grams. Role markers ({@code </user><system>}, {@code [INST]}, {@code ### system})
  * are tokens and n-grams like any other.
@@ -37,7 +40,8 @@ import java.util.Objects;
  *
  * <p>Immutable and thread-safe; linear in the text's length. It reads the text from one copy of
  * its characters (in a chain, the copy all built-in detectors share) and allocates nothing else
- * that grows with it.
+ * that grows with it, but for one decoded copy of a text that asks for ROT13 or reading
+ * backwards.
  *
  * <pre>{@code
  * PromptInjectionClassifier stricter = PromptInjectionClassifier.ofDefaults()
@@ -138,7 +142,78 @@ public final class PromptInjectionClassifier implements Detector {
 
   /** {@link #score(CharSequence)} over a text the chain copied once for its detectors. */
   double score(ScanText t) {
-    return new Scorer(t.chars, t.length).best;
+    return best(t).best;
+  }
+
+  private static final int ROT13 = 1;
+  private static final int REVERSED = 2;
+  /** Words that ask for a text to be read in ROT13 or backwards, lower case. */
+  private static final String[] ROT13_CUES = {"rot13", "rot-13", "rot 13", "caesar"};
+  private static final String[] REVERSED_CUES = {"backward", "reverse", "right to left",
+      "right-to-left"};
+
+  /**
+   * The best window of a text, and, when the text asks for ROT13 or for reading backwards, of
+   * that decoding too: the higher score wins, its span given in the text's own positions.
+   */
+  private Scorer best(ScanText text) {
+    char[] t = text.chars;
+    int n = text.length;
+    Scorer s = new Scorer(t, n);
+    int cues = cues(t, n);
+    if ((cues & ROT13) != 0) {
+      char[] r = new char[n];
+      for (int i = 0; i < n; i++) {
+        char c = t[i];
+        char lower = (char) (c | 0x20);
+        r[i] = lower >= 'a' && lower <= 'z' ? (char) (c + (lower <= 'm' ? 13 : -13)) : c;
+      }
+      Scorer d = new Scorer(r, n);
+      if (d.best > s.best) {
+        s = d;
+      }
+    }
+    if ((cues & REVERSED) != 0) {
+      char[] r = new StringBuilder(n).append(t, 0, n).reverse().toString().toCharArray();
+      Scorer d = new Scorer(r, r.length);
+      if (d.best > s.best) {
+        int start = n - d.bestEnd;
+        d.bestEnd = n - d.bestStart;
+        d.bestStart = start;
+        s = d;
+      }
+    }
+    return s;
+  }
+
+  /** Which decodings the text asks for, by its words (case ignored). */
+  private static int cues(char[] t, int n) {
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+      char c = (char) (t[i] | 0x20);
+      if (c == 'r' || c == 'c') {
+        found |= matchesAny(t, n, i, ROT13_CUES) ? ROT13 : 0;
+      }
+      if (c == 'r' || c == 'b') {
+        found |= matchesAny(t, n, i, REVERSED_CUES) ? REVERSED : 0;
+      }
+    }
+    return found;
+  }
+
+  private static boolean matchesAny(char[] t, int n, int at, String[] words) {
+    for (String w : words) {
+      if (at + w.length() <= n) {
+        boolean same = true;
+        for (int k = 0; k < w.length() && same; k++) {
+          same = Character.toLowerCase(t[at + k]) == w.charAt(k);
+        }
+        if (same) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   @Override
@@ -159,7 +234,7 @@ public final class PromptInjectionClassifier implements Detector {
 
   /** {@link #scan(CharSequence, List)} over a text the chain copied once for its detectors. */
   void scan(ScanText text, List<Finding> out) {
-    Scorer s = new Scorer(text.chars, text.length);
+    Scorer s = best(text);
     if (s.bestEnd <= s.bestStart) {
       return;
     }
