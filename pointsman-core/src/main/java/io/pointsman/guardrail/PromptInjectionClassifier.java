@@ -26,8 +26,9 @@ import java.util.Objects;
  * zero-width characters are dropped, full-width forms and Cyrillic or Greek look-alikes fold to
  * Latin letters, accents are stripped, leetspeak digits inside words read as letters, spaced-out
  * letters are joined, and printable base64 and hex are decoded and read too. A text that asks to
- * be read in ROT13 or backwards ({@code rot13}, {@code caesar}, {@code backward}, {@code
- * reverse}, {@code right to left}) is scored decoded that way too, and the higher score counts.
+ * be read in ROT13 or backwards (one of the words {@code rot13}, {@code caesar}, {@code
+ * reverse}, {@code reversed}, {@code reversing}, {@code backward}, {@code backwards}) is scored
+ * decoded that way too, and the higher score counts.
  * Han, kana and Hangul
  * characters are tokens of their own, so Chinese, Japanese and Korean text is scored by
  * character n-grams. Role markers ({@code </user><system>}, {@code [INST]}, {@code ### system})
@@ -142,25 +143,21 @@ public final class PromptInjectionClassifier implements Detector {
 
   /** {@link #score(CharSequence)} over a text the chain copied once for its detectors. */
   double score(ScanText t) {
-    return best(t).best;
+    Scorer s = new Scorer(t.chars, t.length);
+    return s.cues == 0 ? s.best : decoded(t, s, s.cues).best;
   }
 
   private static final int ROT13 = 1;
   private static final int REVERSED = 2;
-  /** Words that ask for a text to be read in ROT13 or backwards, lower case. */
-  private static final String[] ROT13_CUES = {"rot13", "rot-13", "rot 13", "caesar"};
-  private static final String[] REVERSED_CUES = {"backward", "reverse", "right to left",
-      "right-to-left"};
 
   /**
-   * The best window of a text, and, when the text asks for ROT13 or for reading backwards, of
-   * that decoding too: the higher score wins, its span given in the text's own positions.
+   * The better of a text's own scan {@code s} and the scan of the decodings it asks for (ROT13,
+   * backwards), the span given in the text's own positions. Kept apart from the common path,
+   * which stays one scan.
    */
-  private Scorer best(ScanText text) {
+  private Scorer decoded(ScanText text, Scorer s, int cues) {
     char[] t = text.chars;
     int n = text.length;
-    Scorer s = new Scorer(t, n);
-    int cues = cues(t, n);
     if ((cues & ROT13) != 0) {
       char[] r = new char[n];
       for (int i = 0; i < n; i++) {
@@ -186,34 +183,46 @@ public final class PromptInjectionClassifier implements Detector {
     return s;
   }
 
-  /** Which decodings the text asks for, by its words (case ignored). */
-  private static int cues(char[] t, int n) {
-    int found = 0;
-    for (int i = 0; i < n; i++) {
-      char c = (char) (t[i] | 0x20);
-      if (c == 'r' || c == 'c') {
-        found |= matchesAny(t, n, i, ROT13_CUES) ? ROT13 : 0;
+  /** Cue words that ask for ROT13 or for reading backwards. */
+  private static final String[] ROT13_CUES = {"rot13", "caesar"};
+  private static final String[] REVERSED_CUES = {"reverse", "reversed", "reversing",
+      "backward", "backwards"};
+  /** The unigram buckets of the cue words, as the tokeniser forms them; 0: none, else a mask. */
+  private static final long[] CUE_BITS = new long[InjectionFeatures.BUCKETS / 64 + 1];
+  private static final int[] CUE_BUCKETS;
+  private static final int[] CUE_KINDS;
+
+  static {
+    List<Integer> buckets = new java.util.ArrayList<>();
+    List<Integer> kinds = new java.util.ArrayList<>();
+    for (String[] words : new String[][] {ROT13_CUES, REVERSED_CUES}) {
+      for (String w : words) {
+        int[] first = {-1};
+        InjectionFeatures f = new InjectionFeatures((u, b, t, st, sb, cu, cp, cs, from, to) -> {
+          if (first[0] < 0) {
+            first[0] = u;
+          }
+        });
+        f.accept(w.toCharArray(), w.length());
+        f.finish();
+        buckets.add(first[0]);
+        kinds.add(words == ROT13_CUES ? ROT13 : REVERSED);
+        CUE_BITS[first[0] >>> 6] |= 1L << first[0];
       }
-      if (c == 'r' || c == 'b') {
-        found |= matchesAny(t, n, i, REVERSED_CUES) ? REVERSED : 0;
+    }
+    CUE_BUCKETS = buckets.stream().mapToInt(Integer::intValue).toArray();
+    CUE_KINDS = kinds.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /** The decodings a token's unigram bucket asks for (a hash collision asks for one too). */
+  private static int cueOf(int unigram) {
+    int found = 0;
+    for (int k = 0; k < CUE_BUCKETS.length; k++) {
+      if (CUE_BUCKETS[k] == unigram) {
+        found |= CUE_KINDS[k];
       }
     }
     return found;
-  }
-
-  private static boolean matchesAny(char[] t, int n, int at, String[] words) {
-    for (String w : words) {
-      if (at + w.length() <= n) {
-        boolean same = true;
-        for (int k = 0; k < w.length() && same; k++) {
-          same = Character.toLowerCase(t[at + k]) == w.charAt(k);
-        }
-        if (same) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   @Override
@@ -234,7 +243,10 @@ public final class PromptInjectionClassifier implements Detector {
 
   /** {@link #scan(CharSequence, List)} over a text the chain copied once for its detectors. */
   void scan(ScanText text, List<Finding> out) {
-    Scorer s = best(text);
+    Scorer s = new Scorer(text.chars, text.length);
+    if (s.cues != 0) {
+      s = decoded(text, s, s.cues);
+    }
     if (s.bestEnd <= s.bestStart) {
       return;
     }
@@ -263,6 +275,8 @@ public final class PromptInjectionClassifier implements Detector {
     double best;
     int bestStart;
     int bestEnd;
+    /** The decodings the text's words ask for ({@link #ROT13}, {@link #REVERSED}). */
+    int cues;
 
     Scorer(char[] text, int length) {
       best = bias;
@@ -295,6 +309,9 @@ public final class PromptInjectionClassifier implements Detector {
         int concept, int conceptPair, int conceptSkip, int start, int end) {
       int c = weights[unigram] + weights[bigram] + weights[trigram] + weights[stem]
           + weights[stemBigram] + weights[concept] + weights[conceptPair] + weights[conceptSkip];
+      if ((CUE_BITS[unigram >>> 6] & 1L << unigram) != 0) {
+        cues |= cueOf(unigram);
+      }
       int slot = count & (WINDOW - 1);
       if (count >= WINDOW) {
         sum -= ring[slot];
