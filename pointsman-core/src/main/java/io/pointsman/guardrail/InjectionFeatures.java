@@ -738,17 +738,16 @@ final class InjectionFeatures {
    * tried as base64).
    */
   private boolean hexRun(char[] text, int start, int end) {
-    for (int i = start; i < end; i++) {
-      if (Character.digit(text[i], 16) < 0) {
-        return false;
-      }
-    }
     byte[] out = new byte[(end - start) / 2];
     int printable = 0;
     int words = 0;
     for (int i = 0; i < out.length; i++) {
-      int b = Character.digit(text[start + 2 * i], 16) << 4
-          | Character.digit(text[start + 2 * i + 1], 16);
+      int hi = Character.digit(text[start + 2 * i], 16);
+      int lo = Character.digit(text[start + 2 * i + 1], 16);
+      if (hi < 0 || lo < 0) {
+        return false;
+      }
+      int b = hi << 4 | lo;
       out[i] = (byte) b;
       if (b >= 0x20 && b < 0x7F || b == '\n' || b == '\t' || b >= 0x80) {
         printable++;

@@ -28,10 +28,8 @@ import java.util.Objects;
  * letters are joined, and printable base64 and hex are decoded and read too. A text that asks to
  * be read in ROT13 or backwards (one of the words {@code rot13}, {@code caesar}, {@code
  * reverse}, {@code reversed}, {@code reversing}, {@code backward}, {@code backwards}) is scored
- * decoded that way too, and the higher score counts.
- * Han, kana and Hangul
- * characters are tokens of their own, so Chinese, Japanese and Korean text is scored by
- * character n-grams. Role markers ({@code </user><system>}, {@code [INST]}, {@code ### system})
+ * decoded that way too, and the higher score counts. Han, kana and Hangul characters are
+ * tokens of their own, so Chinese, Japanese and Korean text is scored by character n-grams. Role markers ({@code </user><system>}, {@code [INST]}, {@code ### system})
  * are tokens and n-grams like any other.
  *
  * <p>The model (about {@value InjectionFeatures#BUCKETS} weights) is the resource {@code
@@ -143,10 +141,16 @@ public final class PromptInjectionClassifier implements Detector {
 
   /** {@link #score(CharSequence)} over a text the chain copied once for its detectors. */
   double score(ScanText t) {
-    Scorer s = new Scorer(t.chars, t.length);
-    return s.cues == 0 ? s.best : decoded(t, s, s.cues).best;
+    return scored(t).best;
   }
 
+  /** The text's scan, or the better of it and the decodings its words ask for. */
+  private Scorer scored(ScanText t) {
+    Scorer s = new Scorer(t.chars, t.length);
+    return s.cues == 0 ? s : decoded(t, s, s.cues);
+  }
+
+  /** Bits of {@code Scorer.cues}. */
   private static final int ROT13 = 1;
   private static final int REVERSED = 2;
 
@@ -187,42 +191,24 @@ public final class PromptInjectionClassifier implements Detector {
   private static final String[] ROT13_CUES = {"rot13", "caesar"};
   private static final String[] REVERSED_CUES = {"reverse", "reversed", "reversing",
       "backward", "backwards"};
-  /** The unigram buckets of the cue words, as the tokeniser forms them; 0: none, else a mask. */
-  private static final long[] CUE_BITS = new long[InjectionFeatures.BUCKETS / 64 + 1];
-  private static final int[] CUE_BUCKETS;
-  private static final int[] CUE_KINDS;
+  /** The unigram buckets of each kind's cue words, as the tokeniser forms them, one bit each. */
+  private static final long[] ROT13_BITS = cueBits(ROT13_CUES);
+  private static final long[] REVERSED_BITS = cueBits(REVERSED_CUES);
 
-  static {
-    List<Integer> buckets = new java.util.ArrayList<>();
-    List<Integer> kinds = new java.util.ArrayList<>();
-    for (String[] words : new String[][] {ROT13_CUES, REVERSED_CUES}) {
-      for (String w : words) {
-        int[] first = {-1};
-        InjectionFeatures f = new InjectionFeatures((u, b, t, st, sb, cu, cp, cs, from, to) -> {
-          if (first[0] < 0) {
-            first[0] = u;
-          }
-        });
-        f.accept(w.toCharArray(), w.length());
-        f.finish();
-        buckets.add(first[0]);
-        kinds.add(words == ROT13_CUES ? ROT13 : REVERSED);
-        CUE_BITS[first[0] >>> 6] |= 1L << first[0];
-      }
+  private static long[] cueBits(String[] words) {
+    long[] bits = new long[InjectionFeatures.BUCKETS / 64 + 1];
+    for (String w : words) {
+      int[] first = {-1};
+      InjectionFeatures f = new InjectionFeatures((u, b, t, st, sb, cu, cp, cs, from, to) -> {
+        if (first[0] < 0) {
+          first[0] = u;
+        }
+      });
+      f.accept(w.toCharArray(), w.length());
+      f.finish();
+      bits[first[0] >>> 6] |= 1L << first[0];
     }
-    CUE_BUCKETS = buckets.stream().mapToInt(Integer::intValue).toArray();
-    CUE_KINDS = kinds.stream().mapToInt(Integer::intValue).toArray();
-  }
-
-  /** The decodings a token's unigram bucket asks for (a hash collision asks for one too). */
-  private static int cueOf(int unigram) {
-    int found = 0;
-    for (int k = 0; k < CUE_BUCKETS.length; k++) {
-      if (CUE_BUCKETS[k] == unigram) {
-        found |= CUE_KINDS[k];
-      }
-    }
-    return found;
+    return bits;
   }
 
   @Override
@@ -243,10 +229,7 @@ public final class PromptInjectionClassifier implements Detector {
 
   /** {@link #scan(CharSequence, List)} over a text the chain copied once for its detectors. */
   void scan(ScanText text, List<Finding> out) {
-    Scorer s = new Scorer(text.chars, text.length);
-    if (s.cues != 0) {
-      s = decoded(text, s, s.cues);
-    }
+    Scorer s = scored(text);
     if (s.bestEnd <= s.bestStart) {
       return;
     }
@@ -309,9 +292,9 @@ public final class PromptInjectionClassifier implements Detector {
         int concept, int conceptPair, int conceptSkip, int start, int end) {
       int c = weights[unigram] + weights[bigram] + weights[trigram] + weights[stem]
           + weights[stemBigram] + weights[concept] + weights[conceptPair] + weights[conceptSkip];
-      if ((CUE_BITS[unigram >>> 6] & 1L << unigram) != 0) {
-        cues |= cueOf(unigram);
-      }
+      // A hash collision with a cue word only costs a second scan.
+      cues |= (int) (ROT13_BITS[unigram >>> 6] >>> unigram & 1)
+          | (int) (REVERSED_BITS[unigram >>> 6] >>> unigram & 1) << 1;
       int slot = count & (WINDOW - 1);
       if (count >= WINDOW) {
         sum -= ring[slot];

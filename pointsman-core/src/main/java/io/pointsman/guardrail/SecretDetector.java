@@ -3,6 +3,7 @@ package io.pointsman.guardrail;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,7 +86,7 @@ public final class SecretDetector implements Detector {
     AWS, GCP, AZURE_STORAGE, AZURE_CLIENT, OPENAI, ANTHROPIC, GITHUB, GITHUB_PAT, GITLAB,
     SLACK, SLACK_WEBHOOK, PRIVATE_KEY, JWT, ASSIGNMENT, STRIPE, STRIPE_WEBHOOK, NPM,
     GOOGLE_OAUTH_SECRET, GOOGLE_OAUTH_TOKEN, AZURE_SAK, AZURE_SAS, HUGGINGFACE, SENDGRID,
-    SLACK_APP, BEARER, KEY_WORD, URL, USER_FLAG, AUTHORIZATION, HUGGINGFACE_ORG, AWS_BEDROCK,
+    SLACK_APP, BEARER, KEY_WORD, URL, USER_FLAG, AUTHORIZATION, AWS_BEDROCK,
     FACEBOOK, ONEPASSWORD, PREFIXED
   }
 
@@ -145,7 +146,7 @@ public final class SecretDetector implements Detector {
     m.put("HRKU-", new Prefixed(SERVICE, URLSAFE, 30, 70, 12));
     m.put("figd_", new Prefixed(SERVICE, URLSAFE, 38, 45, 12));
     m.put("sk.eyJ", new Prefixed(SERVICE, c -> URLSAFE.test(c) || c == '.', 60, 300, 16));
-    return Map.copyOf(m);
+    return Collections.unmodifiableMap(m);
   }
 
   private static final String BASE62 =
@@ -168,107 +169,81 @@ public final class SecretDetector implements Detector {
   private final Prefixed[] prefixed;
 
   private SecretDetector() {
-    LiteralMatcher.Builder b = LiteralMatcher.builder().caseInsensitive(true);
-    List<Kind> k = new ArrayList<>();
-    for (String p : new String[] {"AKIA", "ASIA", "ABIA", "ACCA"}) {
-      b.addExact(p);
-      k.add(Kind.AWS);
-    }
-    b.addExact("AIza");
-    k.add(Kind.GCP);
-    b.addExact("AccountKey=");
-    k.add(Kind.AZURE_STORAGE);
+    Triggers r = new Triggers();
+    r.exact(Kind.AWS, "AKIA", "ASIA", "ABIA", "ACCA");
+    r.exact(Kind.GCP, "AIza");
+    r.exact(Kind.AZURE_STORAGE, "AccountKey=");
     for (char d = '0'; d <= '9'; d++) {
-      b.addExact(d + "Q~");
-      k.add(Kind.AZURE_CLIENT);
+      r.exact(Kind.AZURE_CLIENT, d + "Q~");
     }
-    b.addExact("sk-");
-    k.add(Kind.OPENAI);
-    b.addExact("sk-ant-");
-    k.add(Kind.ANTHROPIC);
-    for (String p : new String[] {"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}) {
-      b.addExact(p);
-      k.add(Kind.GITHUB);
-    }
-    b.addExact("github_pat_");
-    k.add(Kind.GITHUB_PAT);
-    for (String p : new String[] {"glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-"}) {
-      b.addExact(p);
-      k.add(Kind.GITLAB);
-    }
-    for (String p : new String[] {"xoxa-", "xoxb-", "xoxe-", "xoxp-", "xoxr-", "xoxs-"}) {
-      b.addExact(p);
-      k.add(Kind.SLACK);
-    }
-    for (String p : new String[] {"hooks.slack.com/services/", "hooks.slack.com/workflows/",
-        "hooks.slack.com/triggers/"}) {
-      b.addExact(p);
-      k.add(Kind.SLACK_WEBHOOK);
-    }
-    b.addExact("-----BEGIN ");
-    k.add(Kind.PRIVATE_KEY);
-    b.addExact("eyJ");
-    k.add(Kind.JWT);
-    for (String p : new String[] {"sk_live_", "rk_live_", "sk_test_", "rk_test_", "sk_prod_",
-        "rk_prod_"}) {
-      b.addExact(p);
-      k.add(Kind.STRIPE);
-    }
-    b.addExact("whsec_");
-    k.add(Kind.STRIPE_WEBHOOK);
-    b.addExact("npm_");
-    k.add(Kind.NPM);
-    b.addExact("GOCSPX-");
-    k.add(Kind.GOOGLE_OAUTH_SECRET);
-    b.addExact("ya29.");
-    k.add(Kind.GOOGLE_OAUTH_TOKEN);
-    b.add("SharedAccessKey=");
-    k.add(Kind.AZURE_SAK);
-    b.addExact("sig=");
-    k.add(Kind.AZURE_SAS);
-    b.addExact("hf_");
-    k.add(Kind.HUGGINGFACE);
-    b.addExact("SG.");
-    k.add(Kind.SENDGRID);
-    b.addExact("xapp-");
-    k.add(Kind.SLACK_APP);
-    b.add("bearer");
-    k.add(Kind.BEARER);
-    b.addExact("://");
-    k.add(Kind.URL);
-    for (String p : new String[] {"-u ", "-u'", "-u\"", "--user ", "--user="}) {
-      b.addExact(p);
-      k.add(Kind.USER_FLAG);
-    }
-    b.add("authorization:");
-    k.add(Kind.AUTHORIZATION);
-    b.addExact("api_org_");
-    k.add(Kind.HUGGINGFACE_ORG);
-    b.addExact("ABSK");
-    k.add(Kind.AWS_BEDROCK);
-    b.addExact("EAA");
-    k.add(Kind.FACEBOOK);
-    b.addExact("ops_eyJ");
-    k.add(Kind.ONEPASSWORD);
-    List<Prefixed> prefixed = new ArrayList<>();
-    for (Map.Entry<String, Prefixed> e : PREFIXED.entrySet()) {
-      b.addExact(e.getKey());
-      k.add(Kind.PREFIXED);
-      while (prefixed.size() < k.size() - 1) {
+    r.exact(Kind.OPENAI, "sk-");
+    r.exact(Kind.ANTHROPIC, "sk-ant-");
+    r.exact(Kind.GITHUB, "ghp_", "gho_", "ghu_", "ghs_", "ghr_");
+    r.exact(Kind.GITHUB_PAT, "github_pat_");
+    r.exact(Kind.GITLAB, "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-");
+    r.exact(Kind.SLACK, "xoxa-", "xoxb-", "xoxe-", "xoxp-", "xoxr-", "xoxs-");
+    r.exact(Kind.SLACK_WEBHOOK, "hooks.slack.com/services/", "hooks.slack.com/workflows/",
+        "hooks.slack.com/triggers/");
+    r.exact(Kind.PRIVATE_KEY, "-----BEGIN ");
+    r.exact(Kind.JWT, "eyJ");
+    r.exact(Kind.STRIPE, "sk_live_", "rk_live_", "sk_test_", "rk_test_", "sk_prod_",
+        "rk_prod_");
+    r.exact(Kind.STRIPE_WEBHOOK, "whsec_");
+    r.exact(Kind.NPM, "npm_");
+    r.exact(Kind.GOOGLE_OAUTH_SECRET, "GOCSPX-");
+    r.exact(Kind.GOOGLE_OAUTH_TOKEN, "ya29.");
+    r.anyCase(Kind.AZURE_SAK, "SharedAccessKey=");
+    r.exact(Kind.AZURE_SAS, "sig=");
+    r.exact(Kind.HUGGINGFACE, "hf_");
+    r.exact(Kind.SENDGRID, "SG.");
+    r.exact(Kind.SLACK_APP, "xapp-");
+    r.anyCase(Kind.BEARER, "bearer");
+    r.exact(Kind.URL, "://");
+    r.exact(Kind.USER_FLAG, "-u ", "-u'", "-u\"", "--user ", "--user=");
+    r.anyCase(Kind.AUTHORIZATION, "authorization:");
+    r.exact(Kind.HUGGINGFACE, "api_org_");
+    r.exact(Kind.AWS_BEDROCK, "ABSK");
+    r.exact(Kind.FACEBOOK, "EAA");
+    r.exact(Kind.ONEPASSWORD, "ops_eyJ");
+    PREFIXED.forEach(r::prefixed);
+    r.anyCase(Kind.KEY_WORD, "key");
+    r.anyCase(Kind.ASSIGNMENT, "password", "passwd", "pwd", "secret", "token", "apikey",
+        "api_key", "api-key", "access_key", "accesskey", "credential", "private_key");
+    this.triggers = r.builder.build();
+    this.kinds = r.kinds.toArray(new Kind[0]);
+    this.prefixed = r.prefixed.toArray(new Prefixed[0]);
+  }
+
+  /** The trigger literals as they are registered: each with its kind, and its table rule. */
+  private static final class Triggers {
+    final LiteralMatcher.Builder builder = LiteralMatcher.builder().caseInsensitive(true);
+    final List<Kind> kinds = new ArrayList<>();
+    final List<Prefixed> prefixed = new ArrayList<>();
+
+    /** Literals matched as written. */
+    void exact(Kind kind, String... literals) {
+      for (String l : literals) {
+        builder.addExact(l);
+        kinds.add(kind);
         prefixed.add(null);
       }
-      prefixed.add(e.getValue());
     }
-    b.add("key");
-    k.add(Kind.KEY_WORD);
-    for (String p : new String[] {"password", "passwd", "pwd", "secret", "token", "apikey",
-        "api_key", "api-key", "access_key", "accesskey", "credential", "private_key"}) {
-      b.add(p);
-      k.add(Kind.ASSIGNMENT);
+
+    /** Literals matched in any case. */
+    void anyCase(Kind kind, String... literals) {
+      for (String l : literals) {
+        builder.add(l);
+        kinds.add(kind);
+        prefixed.add(null);
+      }
     }
-    this.triggers = b.build();
-    this.kinds = k.toArray(new Kind[0]);
-    this.prefixed = prefixed.toArray(new Prefixed[0]);
+
+    /** A literal of the prefix table, matched as written. */
+    void prefixed(String literal, Prefixed rule) {
+      builder.addExact(literal);
+      kinds.add(Kind.PREFIXED);
+      prefixed.add(rule);
+    }
   }
 
   /**
@@ -333,13 +308,8 @@ public final class SecretDetector implements Detector {
    */
   private static void prefixedToken(Prefixed p, CharSequence t, int start, int end,
       List<Finding> out) {
-    if (Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
-      return;
-    }
-    int e = Chars.run(t, end, p.body(), p.max() + 1);
-    int n = e - end;
-    if (n >= p.min() && n <= p.max() && Chars.distinct(t, end, e) >= p.distinct()
-        && hasDigit(t, end, e) && hasLetter(t, end, e)) {
+    int e = prefixedEnd(t, start, end, p.body(), p.min(), p.max(), p.distinct());
+    if (e >= 0 && hasDigit(t, end, e) && hasLetter(t, end, e)) {
       out.add(new Finding(p.rule(), start, e));
     }
   }
@@ -459,8 +429,6 @@ public final class SecretDetector implements Detector {
       case URL -> urlPassword(t, start, end, out);
       case USER_FLAG -> userFlag(t, start, end, out);
       case AUTHORIZATION -> authorization(t, start, end, out);
-      case HUGGINGFACE_ORG -> prefixed(t, start, end, "secret.huggingface_token",
-          c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'), 34, 34, 12, out);
       case AWS_BEDROCK -> {
         if (!Chars.isBase64(Chars.at(t, start - 1))) {
           int e = Chars.run(t, end, Chars::isBase64, 270);
@@ -499,14 +467,25 @@ public final class SecretDetector implements Detector {
    */
   private static void prefixed(CharSequence t, int start, int end, String rule,
       Chars.CharTest body, int min, int max, int distinct, List<Finding> out) {
+    int e = prefixedEnd(t, start, end, body, min, max, distinct);
+    if (e >= 0) {
+      out.add(new Finding(rule, start, e));
+    }
+  }
+
+  /**
+   * Where a prefixed token's body ends: after the prefix at {@code [start, end)}, not glued to a
+   * word in front, {@code min} to {@code max} body characters with at least {@code distinct}
+   * different ones; -1 when there is none.
+   */
+  private static int prefixedEnd(CharSequence t, int start, int end, Chars.CharTest body,
+      int min, int max, int distinct) {
     if (Chars.isAsciiAlnum(Chars.at(t, start - 1))) {
-      return;
+      return -1;
     }
     int e = Chars.run(t, end, body, max + 1);
     int n = e - end;
-    if (n >= min && n <= max && Chars.distinct(t, end, e) >= distinct) {
-      out.add(new Finding(rule, start, e));
-    }
+    return n >= min && n <= max && Chars.distinct(t, end, e) >= distinct ? e : -1;
   }
 
   private static void sendgrid(CharSequence t, int start, int end, List<Finding> out) {

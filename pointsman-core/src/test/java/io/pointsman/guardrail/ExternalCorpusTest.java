@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -30,14 +28,6 @@ class ExternalCorpusTest {
   private static final Pattern LEFT_OUT =
       Pattern.compile("\\bDAN\\b|jailbr", Pattern.CASE_INSENSITIVE);
 
-  private static byte[] sha256(byte[] bytes) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(bytes);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
   private static String key(String text) {
     return String.join(" ", text.toLowerCase(Locale.ROOT).trim().split("\\s+"));
   }
@@ -56,7 +46,7 @@ class ExternalCorpusTest {
     Map<String, String> seen = new HashMap<>();
     for (String name : List.of("tuning", "heldout", "gpts")) {
       for (CorpusGenerator.Sample s : InjectionModelTest.part("external/" + name)) {
-        int first = sha256(s.text().getBytes(StandardCharsets.UTF_8))[0] & 0xff;
+        int first = InjectionTrainer.digest(s.text().getBytes(StandardCharsets.UTF_8))[0] & 0xff;
         int expected = name.equals("tuning") ? 0 : 1;
         if (name.equals("gpts")) {
           assertThat(first % 4).as(s.text()).isZero();

@@ -191,12 +191,7 @@ public final class InjectionTrainer {
    * external sources into their tuning and held-out parts).
    */
   static boolean scoredInSplit(String text) {
-    try {
-      byte[] d = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return (d[1] & 1) == 1;
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return (digest(text.getBytes(StandardCharsets.UTF_8))[1] & 1) == 1;
   }
 
   /** The share of scores at or above a threshold. */
@@ -320,8 +315,13 @@ public final class InjectionTrainer {
   }
 
   static String sha256(byte[] bytes) {
+    return HexFormat.of().formatHex(digest(bytes));
+  }
+
+  /** The SHA-256 of some bytes. */
+  static byte[] digest(byte[] bytes) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+      return MessageDigest.getInstance("SHA-256").digest(bytes);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
