@@ -27,6 +27,30 @@ class TestDatabasesTest {
   }
 
   @Test
+  void aDatabasesUrlCarriesTheServersCredentials() throws Exception {
+    // Without a user in the URL the driver connects as the operating-system user, a role that
+    // a fresh server does not have.
+    TestDatabases.Server s = new TestDatabases.Server(TestDatabases.Source.ENVIRONMENT,
+        "db.internal", 6543, "ci", "p@ss&x", "admin");
+    java.util.Properties props = org.postgresql.Driver.parseURL(s.jdbcUrl("pointsman_test_1"),
+        null);
+    assertThat(props.getProperty("user")).isEqualTo("ci");
+    assertThat(props.getProperty("password")).isEqualTo("p@ss&x");
+    assertThat(props.getProperty("PGDBNAME")).isEqualTo("pointsman_test_1");
+    TestDatabases.Server local = new TestDatabases.Server(TestDatabases.Source.LOCAL,
+        "127.0.0.1", 5432, "postgres", null, "postgres");
+    assertThat(org.postgresql.Driver.parseURL(local.jdbcUrl("x"), null).getProperty("user"))
+        .isEqualTo("postgres");
+    try (TestDatabase db = TestDatabases.create();
+        Connection c = java.sql.DriverManager.getConnection(db.jdbcUrl());
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT current_user")) {
+      rs.next();
+      assertThat(rs.getString(1)).isEqualTo(db.server().user());
+    }
+  }
+
+  @Test
   void refusesANonPostgresUrl() {
     assertThatThrownBy(() -> TestDatabases.parse("mysql://localhost/x"))
         .isInstanceOf(IllegalArgumentException.class);

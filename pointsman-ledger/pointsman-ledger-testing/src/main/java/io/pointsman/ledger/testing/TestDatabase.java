@@ -41,7 +41,8 @@ public final class TestDatabase implements AutoCloseable {
   }
 
   /**
-   * Returns the database's JDBC URL, without credentials.
+   * Returns the database's JDBC URL, with the server's user (and password, if any) as URL
+   * parameters.
    *
    * @return the URL
    */

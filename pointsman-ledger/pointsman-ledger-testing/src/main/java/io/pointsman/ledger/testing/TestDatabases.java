@@ -3,6 +3,7 @@ package io.pointsman.ledger.testing;
 import io.pointsman.ledger.EmbeddedPostgres;
 import java.net.URI;
 import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -94,13 +95,21 @@ public final class TestDatabases {
     }
 
     /**
-     * Returns a JDBC URL for one of the server's databases, without credentials.
+     * Returns a JDBC URL for one of the server's databases, carrying the user (and the password,
+     * if any) as URL parameters: without them the driver would connect as the operating-system
+     * user, which need not be a role on the server.
      *
      * @param database the database
      * @return the URL
      */
     public String jdbcUrl(String database) {
-      return "jdbc:postgresql://" + host + ":" + port + "/" + database;
+      StringBuilder url = new StringBuilder("jdbc:postgresql://").append(host).append(':')
+          .append(port).append('/').append(database)
+          .append("?user=").append(URLEncoder.encode(user, StandardCharsets.UTF_8));
+      if (password != null) {
+        url.append("&password=").append(URLEncoder.encode(password, StandardCharsets.UTF_8));
+      }
+      return url.toString();
     }
 
     /**
