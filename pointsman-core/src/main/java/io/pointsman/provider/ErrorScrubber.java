@@ -22,9 +22,12 @@ final class ErrorScrubber {
   static final int PROMPT_RUN = 10;
   static final String CREDENTIAL = "[credential]";
   static final String PROMPT = "[prompt]";
+  // A shape starts where no ASCII letter, digit or underscore precedes it, written out rather
+  // than as \b, whose reading of non-ASCII letters changed in JDK 19: the same on every JDK.
+  private static final String START = "(?<![A-Za-z0-9_])";
   private static final Pattern SHAPED = Pattern.compile(
-      "(?i)(?:\\bbearer\\s+[^\\s\"',;]+|\\b(?:sk|pm|rk)-[^\\s\"',;]{3,}"
-      + "|\\b(?:api[_-]?key|x-api-key|authorization|token|secret)\\s*[=:]\\s*"
+      "(?i)(?:" + START + "bearer\\s+[^\\s\"',;]+|" + START + "(?:sk|pm|rk)-[^\\s\"',;]{3,}"
+      + "|" + START + "(?:api[_-]?key|x-api-key|authorization|token|secret)\\s*[=:]\\s*"
       + "[\"']?[^\\s\"',;]{6,})");
   private static final long BASE = 1_000_003L;
 

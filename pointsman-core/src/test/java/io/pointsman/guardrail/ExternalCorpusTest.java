@@ -25,8 +25,10 @@ import org.junit.jupiter.api.Test;
  */
 class ExternalCorpusTest {
   static final Path DIR = Path.of("src/test/resources/guardrail/injection/external");
-  private static final Pattern LEFT_OUT =
-      Pattern.compile("\\bDAN\\b|jailbr", Pattern.CASE_INSENSITIVE);
+  // The word DAN with letters of any script as word characters, spelled out: \b reads
+  // non-ASCII letters as boundaries from JDK 19 on, so "...ğdan" matched on 21 and 25 only.
+  private static final Pattern LEFT_OUT = Pattern.compile(
+      "(?<![\\p{L}\\p{N}_])DAN(?![\\p{L}\\p{N}_])|jailbr", Pattern.CASE_INSENSITIVE);
 
   private static String key(String text) {
     return String.join(" ", text.toLowerCase(Locale.ROOT).trim().split("\\s+"));

@@ -106,4 +106,16 @@ class UpstreamErrorScrubTest {
         .as("a run shorter than " + ErrorScrubber.PROMPT_RUN + " characters stays")
         .isEqualTo("the model is overloaded");
   }
+
+  @Test
+  void aKeyGluedToANonAsciiLetterIsScrubbedOnEveryJdk() {
+    // java.util.regex's \b counts non-ASCII letters as word characters up to JDK 18 and not
+    // from JDK 19 on, so a boundary written as \b scrubbed this key on 21 and 25 but not on 17.
+    ErrorScrubber shapes = ErrorScrubber.shapesOnly();
+    assertThat(shapes.scrub("clé:sk-live1234567890abcd refusée"))
+        .isEqualTo("clé:" + ErrorScrubber.CREDENTIAL + " refusée");
+    assertThat(shapes.scrub("éBearer abcdef123456")).isEqualTo("é" + ErrorScrubber.CREDENTIAL);
+    assertThat(shapes.scrub("mask-abcdef and ask-abcdef stay"))
+        .isEqualTo("mask-abcdef and ask-abcdef stay");
+  }
 }
