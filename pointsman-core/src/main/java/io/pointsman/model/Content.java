@@ -104,6 +104,9 @@ public sealed interface Content permits Content.Text, Content.Parts {
 
   /** Writes content as a JSON string or array. */
   final class Writer extends JsonSerializer<Content> {
+    /** Creates the serializer; Jackson does, through {@code @JsonSerialize}. */
+    public Writer() {}
+
     @Override
     public void serialize(Content value, JsonGenerator gen, SerializerProvider serializers)
         throws IOException {
@@ -119,6 +122,9 @@ public sealed interface Content permits Content.Text, Content.Parts {
 
   /** Reads content from a JSON string or array. */
   final class Reader extends JsonDeserializer<Content> {
+    /** Creates the deserializer; Jackson does, through {@code @JsonDeserialize}. */
+    public Reader() {}
+
     @Override
     public Content deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
       JsonToken token = p.currentToken();
