@@ -146,6 +146,23 @@ public final class SecretDetector implements Detector {
     m.put("HRKU-", new Prefixed(SERVICE, URLSAFE, 30, 70, 12));
     m.put("figd_", new Prefixed(SERVICE, URLSAFE, 38, 45, 12));
     m.put("sk.eyJ", new Prefixed(SERVICE, c -> URLSAFE.test(c) || c == '.', 60, 300, 16));
+    // SonarQube user, project and analysis tokens.
+    for (String p : new String[] {"squ_", "sqp_", "sqa_"}) {
+      m.put(p, new Prefixed(SERVICE, ALNUM, 40, 40, 10));
+    }
+    // Fly.io: an access token, and the macaroons of FlyV1 tokens (standard base64).
+    m.put("fo1_", new Prefixed(SERVICE, URLSAFE, 43, 43, 12));
+    Chars.CharTest base64 = c -> ALNUM.test(c) || c == '+' || c == '/' || c == '=';
+    for (String p : new String[] {"fm1r_", "fm1a_", "fm2_"}) {
+      m.put(p, new Prefixed(SERVICE, base64, 100, 4000, 16));
+    }
+    // Square access tokens and OAuth secrets.
+    m.put("sq0atp-", new Prefixed(SERVICE, URLSAFE, 22, 22, 10));
+    m.put("sq0csp-", new Prefixed(SERVICE, URLSAFE, 43, 43, 12));
+    // 42 Intra API secrets.
+    for (String p : new String[] {"s-s4t2ud-", "s-s4t2af-"}) {
+      m.put(p, new Prefixed(SERVICE, HEX, 64, 64, 10));
+    }
     return Collections.unmodifiableMap(m);
   }
 

@@ -45,7 +45,14 @@ class PrefixedTokensTest {
       new Format("AGE-SECRET-KEY-1", BECH32_UPPER, 58, "secret.service_token"),
       new Format("sgp_local_", HEX_ANY, 40, "secret.service_token"),
       new Format("ntn_", ALNUM, 46, "secret.service_token"),
-      new Format("figd_", URLSAFE, 40, "secret.service_token"));
+      new Format("figd_", URLSAFE, 40, "secret.service_token"),
+      new Format("squ_", HEX, 40, "secret.service_token"),
+      new Format("sqa_", ALNUM, 40, "secret.service_token"),
+      new Format("fo1_", URLSAFE, 43, "secret.service_token"),
+      new Format("fm2_", ALNUM + "+/=", 300, "secret.service_token"),
+      new Format("sq0atp-", URLSAFE, 22, "secret.service_token"),
+      new Format("sq0csp-", URLSAFE, 43, "secret.service_token"),
+      new Format("s-s4t2ud-", HEX, 64, "secret.service_token"));
 
   private static String chars(Random r, String alphabet, int n) {
     StringBuilder sb = new StringBuilder(n);
@@ -84,7 +91,7 @@ class PrefixedTokensTest {
       String flat = f.prefix() + String.valueOf(f.alphabet().charAt(1)).repeat(f.length());
       assertThat(rules("see " + flat)).as(flat).doesNotContain(f.rule());
       String snake = f.prefix() + "init_renderer_module_for_the_main_window_and_its_children"
-          .repeat(4).substring(0, f.length());
+          .repeat(8).substring(0, f.length());
       assertThat(rules("call " + snake + "()")).as(snake).doesNotContain(f.rule());
     }
   }
@@ -105,6 +112,7 @@ class PrefixedTokensTest {
       case "dp.pt." -> 40;
       case "ntn_" -> 40;
       case "figd_" -> 38;
+      case "fm2_" -> 100;
       default -> f.length();
     };
   }
