@@ -48,7 +48,8 @@ import java.util.zip.CRC32;
  *       (OpenRouter, Groq, Perplexity, xAI, Replicate, LangSmith, Pinecone, Tavily) and
  *       developer-service tokens (PyPI, Docker Hub, DigitalOcean, Vault, Atlassian, Shopify,
  *       Postman, Linear, Sentry, Grafana, Databricks, Doppler, age, Sourcegraph, Notion, Heroku,
- *       Figma, Mapbox) by their fixed prefix and the characters, count and variety after it;
+ *       Figma, Mapbox, SonarQube, Fly.io, Square, 42 Intra) by their fixed prefix and the
+ *       characters, count and variety after it;
  *   <li>{@code secret.private_key}: a {@code -----BEGIN … PRIVATE KEY-----} block with at least
  *       64 base64 characters of body, through its {@code -----END …-----} line when present;
  *   <li>{@code secret.jwt}: three base64url segments whose header decodes to JSON naming
