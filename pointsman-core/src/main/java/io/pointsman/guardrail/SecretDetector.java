@@ -49,7 +49,8 @@ import java.util.zip.CRC32;
  *       developer-service tokens (PyPI, Docker Hub, DigitalOcean, Vault, Atlassian, Shopify,
  *       Postman, Linear, Sentry, Grafana, Databricks, Doppler, age, Sourcegraph, Notion, Heroku,
  *       Figma, Mapbox, SonarQube, Fly.io, Square, 42 Intra) by their fixed prefix and the
- *       characters, count and variety after it;
+ *       characters, count and variety after it, and Mailchimp API keys by their {@code -us}
+ *       data-centre suffix;
  *   <li>{@code secret.private_key}: a {@code -----BEGIN … PRIVATE KEY-----} block with at least
  *       64 base64 characters of body, through its {@code -----END …-----} line when present;
  *   <li>{@code secret.jwt}: three base64url segments whose header decodes to JSON naming
@@ -88,7 +89,7 @@ public final class SecretDetector implements Detector {
     SLACK, SLACK_WEBHOOK, PRIVATE_KEY, JWT, ASSIGNMENT, STRIPE, STRIPE_WEBHOOK, NPM,
     GOOGLE_OAUTH_SECRET, GOOGLE_OAUTH_TOKEN, AZURE_SAK, AZURE_SAS, HUGGINGFACE, SENDGRID,
     SLACK_APP, BEARER, KEY_WORD, URL, USER_FLAG, AUTHORIZATION, AWS_BEDROCK,
-    FACEBOOK, ONEPASSWORD, PREFIXED
+    FACEBOOK, ONEPASSWORD, MAILCHIMP, PREFIXED
   }
 
   /** A token known by its fixed prefix: the characters after it, their number, their variety. */
@@ -223,6 +224,7 @@ public final class SecretDetector implements Detector {
     r.exact(Kind.AWS_BEDROCK, "ABSK");
     r.exact(Kind.FACEBOOK, "EAA");
     r.exact(Kind.ONEPASSWORD, "ops_eyJ");
+    r.exact(Kind.MAILCHIMP, "-us");
     PREFIXED.forEach(r::prefixed);
     r.anyCase(Kind.KEY_WORD, "key");
     r.anyCase(Kind.ASSIGNMENT, "password", "passwd", "pwd", "secret", "token", "apikey",
@@ -426,6 +428,7 @@ public final class SecretDetector implements Detector {
       case SLACK_APP -> prefixed(t, start, end, "secret.slack_token",
           c -> Chars.isAsciiAlnum(c) || c == '-', 40, 200, 12, out);
       case SENDGRID -> sendgrid(t, start, end, out);
+      case MAILCHIMP -> mailchimp(t, start, end, out);
       case AZURE_SAK -> {
         int e = Chars.run(t, end, Chars::isBase64, 100);
         int n = e - end;
@@ -504,6 +507,23 @@ public final class SecretDetector implements Detector {
     int e = Chars.run(t, end, body, max + 1);
     int n = e - end;
     return n >= min && n <= max && Chars.distinct(t, end, e) >= distinct ? e : -1;
+  }
+
+  /**
+   * A Mailchimp API key: 32 lowercase hex digits, then {@code -us} and the one or two digits of
+   * its data centre ({@code -us18}); the trigger is the {@code -us}, so the key is read backwards
+   * from it.
+   */
+  private static void mailchimp(CharSequence t, int start, int end, List<Finding> out) {
+    int from = start - 32;
+    if (from < 0 || Chars.isAsciiAlnum(Chars.at(t, from - 1))
+        || Chars.run(t, from, HEX, 32) != start || Chars.distinct(t, from, start) < 10) {
+      return;
+    }
+    int e = Chars.run(t, end, c -> c >= '0' && c <= '9', 3);
+    if (e - end >= 1 && e - end <= 2 && !Chars.isAsciiAlnum(Chars.at(t, e))) {
+      out.add(new Finding(SERVICE, from, e));
+    }
   }
 
   private static void sendgrid(CharSequence t, int start, int end, List<Finding> out) {

@@ -96,6 +96,23 @@ class PrefixedTokensTest {
     }
   }
 
+  @Test
+  void aMailchimpKeyIsReportedByItsDataCentreSuffix() {
+    Random r = new Random(20261205);
+    String key = chars(r, HEX, 32) + "-us18";
+    assertThat(rules("MAILCHIMP_KEY = \"" + key + "\"")).as(key).contains("secret.service_token");
+    assertThat(rules("the list key " + chars(r, HEX, 32) + "-us6 works"))
+        .contains("secret.service_token");
+    String redacted = DefaultChainFindingsTest.redacted("export MC=" + key + " && run");
+    assertThat(redacted).doesNotContain(key.substring(0, 32)).doesNotContain("-us18");
+    for (String near : List.of(chars(r, HEX, 31) + "-us18", "x" + chars(r, HEX, 32) + "-us18",
+        chars(r, HEX, 32) + "-us180", chars(r, HEX, 32) + "-usa", chars(r, HEX, 32) + "-us",
+        "0123456789abcdef".substring(0, 4).repeat(8) + "-us1",
+        chars(r, HEX, 32).toUpperCase(java.util.Locale.ROOT) + "-us18")) {
+      assertThat(rules("see " + near + " here")).as(near).doesNotContain("secret.service_token");
+    }
+  }
+
   /** The shortest body each format accepts (SecretDetector's table). */
   private static int minimum(Format f) {
     return switch (f.prefix()) {
