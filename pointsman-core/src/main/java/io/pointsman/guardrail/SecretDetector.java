@@ -154,9 +154,8 @@ public final class SecretDetector implements Detector {
     }
     // Fly.io: an access token, and the macaroons of FlyV1 tokens (standard base64).
     m.put("fo1_", new Prefixed(SERVICE, URLSAFE, 43, 43, 12));
-    Chars.CharTest base64 = c -> ALNUM.test(c) || c == '+' || c == '/' || c == '=';
     for (String p : new String[] {"fm1r_", "fm1a_", "fm2_"}) {
-      m.put(p, new Prefixed(SERVICE, base64, 100, 4000, 16));
+      m.put(p, new Prefixed(SERVICE, c -> Chars.isBase64(c) || c == '=', 100, 4000, 16));
     }
     // Square access tokens and OAuth secrets.
     m.put("sq0atp-", new Prefixed(SERVICE, URLSAFE, 22, 22, 10));
@@ -520,7 +519,7 @@ public final class SecretDetector implements Detector {
         || Chars.run(t, from, HEX, 32) != start || Chars.distinct(t, from, start) < 10) {
       return;
     }
-    int e = Chars.run(t, end, c -> c >= '0' && c <= '9', 3);
+    int e = Chars.run(t, end, Chars::isDigit, 3);
     if (e - end >= 1 && e - end <= 2 && !Chars.isAsciiAlnum(Chars.at(t, e))) {
       out.add(new Finding(SERVICE, from, e));
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -108,7 +109,7 @@ class PrefixedTokensTest {
     for (String near : List.of(chars(r, HEX, 31) + "-us18", "x" + chars(r, HEX, 32) + "-us18",
         chars(r, HEX, 32) + "-us180", chars(r, HEX, 32) + "-usa", chars(r, HEX, 32) + "-us",
         "0123456789abcdef".substring(0, 4).repeat(8) + "-us1",
-        chars(r, HEX, 32).toUpperCase(java.util.Locale.ROOT) + "-us18")) {
+        chars(r, HEX, 32).toUpperCase(Locale.ROOT) + "-us18")) {
       assertThat(rules("see " + near + " here")).as(near).doesNotContain("secret.service_token");
     }
   }

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.Properties;
 import org.junit.jupiter.api.Test;
+import org.postgresql.Driver;
 
 class TestDatabasesTest {
 
@@ -32,17 +35,16 @@ class TestDatabasesTest {
     // a fresh server does not have.
     TestDatabases.Server s = new TestDatabases.Server(TestDatabases.Source.ENVIRONMENT,
         "db.internal", 6543, "ci", "p@ss&x", "admin");
-    java.util.Properties props = org.postgresql.Driver.parseURL(s.jdbcUrl("pointsman_test_1"),
-        null);
+    Properties props = Driver.parseURL(s.jdbcUrl("pointsman_test_1"), null);
     assertThat(props.getProperty("user")).isEqualTo("ci");
     assertThat(props.getProperty("password")).isEqualTo("p@ss&x");
     assertThat(props.getProperty("PGDBNAME")).isEqualTo("pointsman_test_1");
     TestDatabases.Server local = new TestDatabases.Server(TestDatabases.Source.LOCAL,
         "127.0.0.1", 5432, "postgres", null, "postgres");
-    assertThat(org.postgresql.Driver.parseURL(local.jdbcUrl("x"), null).getProperty("user"))
+    assertThat(Driver.parseURL(local.jdbcUrl("x"), null).getProperty("user"))
         .isEqualTo("postgres");
     try (TestDatabase db = TestDatabases.create();
-        Connection c = java.sql.DriverManager.getConnection(db.jdbcUrl());
+        Connection c = DriverManager.getConnection(db.jdbcUrl());
         Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("SELECT current_user")) {
       rs.next();
